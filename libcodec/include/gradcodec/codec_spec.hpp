@@ -1,0 +1,23 @@
+#pragma once
+// The textual codec spec `name[:key=value,...]` names a pipeline everywhere: CLI, stream
+// records, future bindings. Parsing checks the grammar; each codec checks its own keys.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gradcodec {
+
+struct CodecSpec {
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> params;  // in the order given
+
+    std::optional<std::string_view> get(std::string_view key) const;
+    std::string to_string() const;
+};
+
+// Throws Error(usage) on a malformed spec: empty name, empty key, missing '=', repeated key.
+CodecSpec parse_codec_spec(std::string_view text);
+
+}  // namespace gradcodec

@@ -1,0 +1,10 @@
+#pragma once
+// The whole public API in one include.
+#include "gradcodec/codec.hpp"
+#include "gradcodec/codec_spec.hpp"
+#include "gradcodec/dtype.hpp"
+#include "gradcodec/error.hpp"
+#include "gradcodec/metrics.hpp"
+#include "gradcodec/stream.hpp"
+#include "gradcodec/tensor.hpp"
+#include "gradcodec/version.hpp"

@@ -1,0 +1,164 @@
+#pragma once
+// The container: a stream header, one checksummed record per object, an end marker
+// (format-spec/FORMAT.md). The writer never seeks; the reader never needs the end to start.
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gradcodec/dtype.hpp"
+
+namespace gradcodec {
+
+// ---- the objects a dump is made of -------------------------------------------------------
+
+enum class AttrKind : std::uint8_t { numeric = 0, fixed_string = 1, vlen_string = 2 };
+
+// An HDF5 attribute, carried so decode can rebuild it exactly. Strings keep HDF5's
+// character set and padding so h5diff sees the same type.
+struct Attribute {
+    std::string name;
+    AttrKind kind = AttrKind::numeric;
+    DType dtype = DType::f64;       // numeric only
+    std::uint32_t string_size = 0;  // fixed_string only: bytes per element
+    std::uint8_t cset = 0;          // strings: 0 = ASCII, 1 = UTF-8
+    std::uint8_t strpad = 0;        // strings: 0 = null-terminated, 1 = null-padded, 2 = space-padded
+    std::vector<std::uint64_t> shape;  // empty = scalar
+    // numeric: little-endian elements; fixed_string: string_size bytes per element;
+    // vlen_string: the elements as (u32 length, bytes) pairs.
+    std::vector<std::uint8_t> data;
+};
+
+struct GroupRecord {
+    std::string path;  // "/" or "/step_00010"
+    std::vector<Attribute> attributes;
+};
+
+struct TensorRecord {
+    std::string path;  // "/step_00010/fc.weight"
+    DType dtype = DType::f32;
+    std::vector<std::uint64_t> shape;
+    std::vector<Attribute> attributes;
+    std::uint16_t codec_id = 0;
+    std::string codec_spec;
+    std::vector<std::uint8_t> payload;
+};
+
+enum class LinkKind : std::uint8_t { soft = 0, external = 1 };
+
+struct LinkRecord {
+    std::string path;
+    LinkKind kind = LinkKind::soft;
+    std::string target;       // object path the link points to
+    std::string target_file;  // external links only
+};
+
+using Record = std::variant<GroupRecord, TensorRecord, LinkRecord>;
+
+// ---- byte transport ------------------------------------------------------------------------
+
+// Where stream bytes go. Small on purpose: a file, a socket or a memory buffer.
+class ByteSink {
+public:
+    virtual ~ByteSink() = default;
+    virtual void write(std::span<const std::uint8_t> bytes) = 0;
+};
+
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    // Reads up to out.size() bytes; returns fewer only at the end of the input.
+    virtual std::size_t read(std::span<std::uint8_t> out) = 0;
+    // Bytes left when the source knows it (a regular file, a buffer); nullopt for a pipe.
+    virtual std::optional<std::uint64_t> remaining() const = 0;
+};
+
+class VectorSink final : public ByteSink {
+public:
+    void write(std::span<const std::uint8_t> bytes) override;
+    std::vector<std::uint8_t> bytes;
+};
+
+class SpanSource final : public ByteSource {
+public:
+    explicit SpanSource(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+    std::size_t read(std::span<std::uint8_t> out) override;
+    std::optional<std::uint64_t> remaining() const override { return bytes_.size() - pos_; }
+
+private:
+    std::span<const std::uint8_t> bytes_;
+    std::size_t pos_ = 0;
+};
+
+// A stdio stream; `remaining` is known when it is a regular file.
+class FileSink final : public ByteSink {
+public:
+    explicit FileSink(std::FILE* file) : file_(file) {}
+    void write(std::span<const std::uint8_t> bytes) override;
+
+private:
+    std::FILE* file_;
+};
+
+class FileSource final : public ByteSource {
+public:
+    explicit FileSource(std::FILE* file);
+    std::size_t read(std::span<std::uint8_t> out) override;
+    std::optional<std::uint64_t> remaining() const override;
+
+private:
+    std::FILE* file_;
+    std::optional<std::uint64_t> size_;
+    std::uint64_t pos_ = 0;
+};
+
+// ---- writer and reader ---------------------------------------------------------------------
+
+class StreamWriter {
+public:
+    explicit StreamWriter(ByteSink& sink);  // writes the stream header at once
+    void write(const GroupRecord& record);
+    void write(const TensorRecord& record);
+    void write(const LinkRecord& record);
+    void finish();  // the end marker; a stream without it is truncated
+    std::uint64_t records_written() const { return records_; }
+
+private:
+    void emit(std::uint8_t kind, std::span<const std::uint8_t> head,
+              std::span<const std::uint8_t> tail);
+    ByteSink& sink_;
+    std::uint64_t records_ = 0;
+    bool finished_ = false;
+};
+
+struct ReadLimits {
+    std::uint64_t max_elements = 1ull << 32;      // per tensor, after decoding
+    std::uint64_t max_record_bytes = 1ull << 34;  // per record, as declared
+};
+
+// Default caps from this machine's memory: a stream cannot ask for more than half of it.
+ReadLimits default_read_limits();
+
+class StreamReader {
+public:
+    // Reads and checks the stream header; throws Error(damaged_stream) on a bad one.
+    StreamReader(ByteSource& source, ReadLimits limits = default_read_limits());
+    // The next record, or nullopt after the end marker. Every error names the record.
+    std::optional<Record> next();
+    std::uint16_t minor_version() const { return minor_; }
+    std::uint64_t record_index() const { return index_; }  // records returned so far
+
+private:
+    std::vector<std::uint8_t> read_body(std::uint64_t length);
+    ByteSource& source_;
+    ReadLimits limits_;
+    std::uint16_t minor_ = 0;
+    std::uint64_t index_ = 0;
+    bool ended_ = false;
+};
+
+}  // namespace gradcodec

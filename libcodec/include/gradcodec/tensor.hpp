@@ -1,0 +1,24 @@
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gradcodec/dtype.hpp"
+
+namespace gradcodec {
+
+// What a codec needs to know of a tensor besides its values. `name` is used in messages only.
+struct TensorMeta {
+    std::string name;
+    DType dtype = DType::f32;
+    std::vector<std::uint64_t> shape;  // empty = scalar
+
+    // Throws Error(bad_input) when the product overflows 64 bits.
+    std::uint64_t element_count() const;
+    std::uint64_t byte_count() const;
+};
+
+std::string shape_to_string(std::span<const std::uint64_t> shape);  // "10x1024", "scalar"
+
+}  // namespace gradcodec

@@ -1,0 +1,15 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gradcodec {
+
+inline constexpr std::uint16_t kFormatMajor = 1;
+inline constexpr std::uint16_t kFormatMinor = 0;
+
+const char* library_version();
+std::string format_version_string();          // "1.0"
+std::vector<std::string> fft_backends();      // compiled-in transform backends, e.g. {"fftw3f"}
+
+}  // namespace gradcodec

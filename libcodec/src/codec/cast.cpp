@@ -1,0 +1,88 @@
+// cast: every value rounded to binary16 or bfloat16, nearest even.
+#include <cstring>
+#include <string>
+
+#include "codec/codec_def.hpp"
+#include "codec/float_codec.hpp"
+#include "codec/spec_params.hpp"
+#include "common/byte_io.hpp"
+#include "common/float_values.hpp"
+#include "common/small_float.hpp"
+#include "gradcodec/error.hpp"
+
+namespace gradcodec {
+namespace {
+
+SmallFloat parse_target(const CodecSpec& spec) {
+    SpecParams p(spec);
+    const std::string to = p.choice("to", "f16", {"f16", "bf16"});
+    p.finish();
+    return to == "f16" ? SmallFloat::f16 : SmallFloat::bf16;
+}
+
+DType dtype_of(SmallFloat t) { return t == SmallFloat::f16 ? DType::f16 : DType::bf16; }
+
+std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
+                                 std::span<const std::byte> data, const EncodeOptions&) {
+    require_float_tensor(spec, meta);
+    const SmallFloat target = parse_target(spec);
+    const std::size_t n = meta.element_count();
+    std::vector<std::uint8_t> out(1 + 2 * n);
+    out[0] = static_cast<std::uint8_t>(dtype_of(target));
+    // Cast from the tensor's own precision, so f64 input is rounded once, not twice.
+    for (std::size_t i = 0; i < n; ++i) {
+        const double x = float_element(meta.dtype, data, i);
+        const auto bits = narrow_to(target, x);
+        if (!bits) {
+            fail(ErrorKind::bad_input,
+                 meta.name + ": element " + std::to_string(i) + " = " + std::to_string(x) +
+                     " is outside the finite range of " + std::string(dtype_name(dtype_of(target))) +
+                     " (|x| <= " + std::to_string(small_float_max(target)) + ")");
+        }
+        if (meta.dtype == DType::f16 && !narrow_to(SmallFloat::f16, widen_from(target, *bits))) {
+            fail(ErrorKind::bad_input, meta.name + ": element " + std::to_string(i) +
+                                           " rounds to a bf16 value outside the f16 range of "
+                                           "the tensor, so it could not be decoded");
+        }
+        out[1 + 2 * i] = static_cast<std::uint8_t>(*bits);
+        out[2 + 2 * i] = static_cast<std::uint8_t>(*bits >> 8);
+    }
+    return out;
+}
+
+void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+            std::span<std::byte> out) {
+    ByteReader r(payload, meta.name + ": cast payload");
+    const std::uint8_t code = r.u8();
+    if (code != static_cast<std::uint8_t>(DType::f16) &&
+        code != static_cast<std::uint8_t>(DType::bf16)) {
+        r.damaged("unknown cast target type " + std::to_string(code));
+    }
+    const SmallFloat target = code == static_cast<std::uint8_t>(DType::f16) ? SmallFloat::f16
+                                                                           : SmallFloat::bf16;
+    const std::size_t n = out.size() / dtype_size(meta.dtype);
+    const auto halves = r.bytes(2 * std::uint64_t{n});
+    r.expect_end();
+    decode_float32(meta, out, [&](std::span<float> values) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto bits = static_cast<std::uint16_t>(halves[2 * i] | (halves[2 * i + 1] << 8));
+            values[i] = widen_from(target, bits);
+        }
+    });
+}
+
+PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t>) {
+    PayloadStats s;
+    s.has_bit_split = true;
+    s.value_bits = 16 * meta.element_count();
+    return s;
+}
+
+void validate(const CodecSpec& spec) { parse_target(spec); }
+
+}  // namespace
+
+const CodecDef kCastCodec{"cast", kCodecCast, "round to to=f16|bf16 (nearest even)", true,
+                          validate, encode, decode, describe};
+
+}  // namespace gradcodec

@@ -1,0 +1,44 @@
+#pragma once
+// One row per codec: how to validate its spec, encode, decode and describe a payload.
+// Plain function pointers: a codec is a set of free functions, not a class.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "gradcodec/codec.hpp"
+
+namespace gradcodec {
+
+// Codec ids are format constants (format-spec/FORMAT.md, "Codec ids").
+enum CodecId : std::uint16_t {
+    kCodecLossless = 1,
+    kCodecCast = 2,
+    kCodecRangeq = 3,
+    kCodecSparse = 4,
+    kCodecFft = 5,
+    kCodecDct = 6,
+};
+
+struct CodecDef {
+    std::string_view name;
+    std::uint16_t id;
+    std::string_view summary;
+    bool floats_only;
+    void (*validate)(const CodecSpec& spec);
+    std::vector<std::uint8_t> (*encode)(const CodecSpec& spec, const TensorMeta& meta,
+                                        std::span<const std::byte> data,
+                                        const EncodeOptions& options);
+    void (*decode)(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+                   std::span<std::byte> out);
+    PayloadStats (*describe)(const TensorMeta& meta, std::span<const std::uint8_t> payload);
+};
+
+// Each codec's translation unit defines its row.
+extern const CodecDef kLosslessCodec;
+extern const CodecDef kCastCodec;
+
+std::span<const CodecDef* const> all_codecs();
+
+}  // namespace gradcodec

@@ -1,0 +1,52 @@
+#include "codec/float_codec.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "common/float_values.hpp"
+#include "gradcodec/error.hpp"
+
+namespace gradcodec {
+
+void require_float_tensor(const CodecSpec& spec, const TensorMeta& meta) {
+    if (!is_float(meta.dtype)) {
+        fail(ErrorKind::usage, meta.name + ": codec '" + spec.name +
+                                   "' applies to float tensors only, not " +
+                                   std::string(dtype_name(meta.dtype)));
+    }
+}
+
+void require_finite(const TensorMeta& meta, std::span<const float> values) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (!std::isfinite(values[i])) {
+            fail(ErrorKind::bad_input,
+                 meta.name + ": element " + std::to_string(i) + " is " +
+                     (std::isnan(values[i]) ? "NaN" : "infinite") +
+                     "; lossy codecs need finite values (--allow-nonfinite carries them exactly "
+                     "where the codec supports it)");
+        }
+    }
+}
+
+std::vector<std::uint8_t> encode_float32(
+    const TensorMeta& meta, std::span<const std::byte> data,
+    const std::function<std::vector<std::uint8_t>(std::span<const float>)>& encode) {
+    const Float32Values values(meta.dtype, data);
+    return encode(values.values());
+}
+
+void decode_float32(const TensorMeta& meta, std::span<std::byte> out,
+                    const std::function<void(std::span<float>)>& decode) {
+    const std::size_t n = out.size() / dtype_size(meta.dtype);
+    if (meta.dtype == DType::f32 &&
+        reinterpret_cast<std::uintptr_t>(out.data()) % alignof(float) == 0) {
+        decode(std::span<float>(reinterpret_cast<float*>(out.data()), n));
+        return;
+    }
+    std::vector<float> values(n);
+    decode(values);
+    store_float32(values, meta.dtype, out, meta.name);
+}
+
+}  // namespace gradcodec

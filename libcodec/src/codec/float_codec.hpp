@@ -1,0 +1,27 @@
+#pragma once
+// Shared plumbing of the lossy codecs: they compute on binary32 whatever the tensor's float
+// dtype, and refuse non-finite input unless told to carry it.
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "gradcodec/codec.hpp"
+
+namespace gradcodec {
+
+void require_float_tensor(const CodecSpec& spec, const TensorMeta& meta);
+
+// Throws Error(bad_input) naming the tensor and the first non-finite index.
+void require_finite(const TensorMeta& meta, std::span<const float> values);
+
+// Hands the codec binary32 values (a view when the tensor is f32 already).
+std::vector<std::uint8_t> encode_float32(
+    const TensorMeta& meta, std::span<const std::byte> data,
+    const std::function<std::vector<std::uint8_t>(std::span<const float>)>& encode);
+
+// Lets the codec fill binary32 values, then stores them in the tensor's dtype.
+void decode_float32(const TensorMeta& meta, std::span<std::byte> out,
+                    const std::function<void(std::span<float>)>& decode);
+
+}  // namespace gradcodec

@@ -1,0 +1,59 @@
+#include "common/byte_io.hpp"
+
+#include <bit>
+
+namespace gradcodec {
+
+void ByteWriter::f32(float v) { u32(std::bit_cast<std::uint32_t>(v)); }
+void ByteWriter::f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
+
+void ByteWriter::string(std::string_view s) {
+    u32(static_cast<std::uint32_t>(s.size()));
+    out_.insert(out_.end(), s.begin(), s.end());
+}
+
+float ByteReader::f32() { return std::bit_cast<float>(u32()); }
+double ByteReader::f64() { return std::bit_cast<double>(u64()); }
+
+void ByteReader::damaged(std::string_view why) const {
+    fail(ErrorKind::damaged_stream, what_ + ": " + std::string(why));
+}
+
+void ByteReader::require(std::uint64_t count, std::uint64_t size, std::string_view field) {
+    if (size != 0 && count > remaining() / size) {
+        damaged(std::string(field) + " declares " + std::to_string(count) + " x " +
+                std::to_string(size) + " bytes but only " + std::to_string(remaining()) +
+                " remain");
+    }
+}
+
+std::uint64_t ByteReader::little_endian(int n) {
+    require(1, static_cast<std::uint64_t>(n), "field");
+    std::uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= std::uint64_t{bytes_[pos_ + i]} << (8 * i);
+    pos_ += static_cast<std::size_t>(n);
+    return v;
+}
+
+std::span<const std::uint8_t> ByteReader::bytes(std::uint64_t n) {
+    require(n, 1, "byte run");
+    auto out = bytes_.subspan(pos_, n);
+    pos_ += n;
+    return out;
+}
+
+std::string ByteReader::string(std::uint32_t max_length) {
+    const std::uint32_t n = u32();
+    if (n > max_length) {
+        damaged("string of " + std::to_string(n) + " bytes exceeds the limit of " +
+                std::to_string(max_length));
+    }
+    auto b = bytes(n);
+    return std::string(b.begin(), b.end());
+}
+
+void ByteReader::expect_end() {
+    if (remaining() != 0) damaged(std::to_string(remaining()) + " unexpected trailing bytes");
+}
+
+}  // namespace gradcodec

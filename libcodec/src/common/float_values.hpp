@@ -1,0 +1,30 @@
+#pragma once
+// Lossy codecs work on binary32. These adapters turn a tensor of any float dtype into
+// binary32 values and back, without a copy when the tensor already is aligned f32.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "gradcodec/dtype.hpp"
+
+namespace gradcodec {
+
+class Float32Values {
+public:
+    Float32Values(DType dtype, std::span<const std::byte> data);
+    std::span<const float> values() const { return view_; }
+
+private:
+    std::vector<float> storage_;
+    std::span<const float> view_;
+};
+
+// Widens each element of a float tensor to double, for exact metrics.
+double float_element(DType dtype, std::span<const std::byte> data, std::size_t index);
+
+// Writes binary32 values into `out` in `dtype` (f16/bf16 round to nearest even; f64 widens).
+// Throws Error(bad_input) naming `tensor` when a finite value overflows a half type.
+void store_float32(std::span<const float> values, DType dtype, std::span<std::byte> out,
+                   const std::string& tensor);
+
+}  // namespace gradcodec

@@ -1,0 +1,25 @@
+#pragma once
+// Serialisation of record bodies. The tensor body is split into a head and its payload so
+// the writer can stream a large payload without copying it.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/byte_io.hpp"
+#include "gradcodec/stream.hpp"
+
+namespace gradcodec {
+
+std::vector<std::uint8_t> group_body(const GroupRecord& record);
+std::vector<std::uint8_t> link_body(const LinkRecord& record);
+std::vector<std::uint8_t> tensor_head(const TensorRecord& record);  // up to the payload length
+
+GroupRecord parse_group(ByteReader& r);
+LinkRecord parse_link(ByteReader& r);
+TensorRecord parse_tensor(std::vector<std::uint8_t>&& body, const std::string& what,
+                          const ReadLimits& limits);
+
+// Best effort: the path at the start of a body, for naming a damaged record.
+std::string peek_path(std::span<const std::uint8_t> body);
+
+}  // namespace gradcodec
