@@ -27,8 +27,8 @@ std::vector<std::complex<double>> naive_dft(const float* x, std::size_t n) {
     std::vector<std::complex<double>> out(r2c_bins(n));
     for (std::size_t k = 0; k < out.size(); ++k) {
         for (std::size_t j = 0; j < n; ++j) {
-            const double angle = -2.0 * std::numbers::pi * static_cast<double>(j * k % n) /
-                                 static_cast<double>(n);
+            const double angle =
+                -2.0 * std::numbers::pi * static_cast<double>(j * k % n) / static_cast<double>(n);
             out[k] += static_cast<double>(x[j]) * std::polar(1.0, angle);
         }
     }
@@ -141,8 +141,7 @@ TEST_CASE("a batch with padded strides and unaligned chunks transforms each chun
     }
 }
 
-TEST_CASE("threads planning and running transforms at once get the same results",
-          "[transform]") {
+TEST_CASE("threads planning and running transforms at once get the same results", "[transform]") {
     const FftBackend& fft = fftw_backend();
     const std::size_t sizes[] = {301, 302, 303, 304, 305, 306, 307, 308};
     std::vector<std::vector<float>> inputs, outputs(8), expected(8);
@@ -152,7 +151,8 @@ TEST_CASE("threads planning and running transforms at once get the same results"
         threads.emplace_back([&, t] {
             const std::size_t n = sizes[t];
             outputs[t].resize(n);
-            for (int rep = 0; rep < 20; ++rep) fft.dct2({n, 1, n, n}, inputs[t].data(), outputs[t].data());
+            for (int rep = 0; rep < 20; ++rep)
+                fft.dct2({n, 1, n, n}, inputs[t].data(), outputs[t].data());
         });
     }
     for (auto& th : threads) th.join();

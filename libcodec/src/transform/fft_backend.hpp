@@ -19,7 +19,9 @@ struct TransformBatch {
 };
 
 // Number of complex bins a real FFT of `size` values has: size/2 + 1.
-constexpr std::size_t r2c_bins(std::size_t size) { return size / 2 + 1; }
+constexpr std::size_t r2c_bins(std::size_t size) {
+    return size / 2 + 1;
+}
 
 struct FftBackend {
     std::string_view name;

@@ -16,7 +16,7 @@ namespace gradcodec {
 namespace {
 
 class AlignedScratch {
-public:
+  public:
     AlignedScratch() = default;
     AlignedScratch(const AlignedScratch&) = delete;
     AlignedScratch& operator=(const AlignedScratch&) = delete;
@@ -33,7 +33,7 @@ public:
         return data_;
     }
 
-private:
+  private:
     void* data_ = nullptr;
     std::size_t capacity_ = 0;
 };
@@ -72,7 +72,9 @@ void for_each_chunk(const TransformBatch& b, const In* in, std::size_t in_len, O
     }
 }
 
-fftwf_complex* as_fftw(std::complex<float>* p) { return reinterpret_cast<fftwf_complex*>(p); }
+fftwf_complex* as_fftw(std::complex<float>* p) {
+    return reinterpret_cast<fftwf_complex*>(p);
+}
 
 void fftw_forward_r2c(const TransformBatch& b, const float* in, std::complex<float>* out) {
     if (b.count == 0) return;
@@ -142,6 +144,8 @@ const FftBackend& fftw_backend() {
     return backend;
 }
 
-const FftBackend& default_fft_backend() { return fftw_backend(); }
+const FftBackend& default_fft_backend() {
+    return fftw_backend();
+}
 
 }  // namespace gradcodec

@@ -48,10 +48,14 @@ fftwf_plan make_plan(FftwKind kind, std::size_t size, unsigned flags) {
     auto* c = static_cast<fftwf_complex*>(spectrum.p);
     auto* r2 = reinterpret_cast<float*>(c);  // a second real array for the r2r kinds
     switch (kind) {
-        case FftwKind::r2c: return fftwf_plan_dft_r2c_1d(n, r, c, flags);
-        case FftwKind::c2r: return fftwf_plan_dft_c2r_1d(n, c, r, flags);
-        case FftwKind::redft10: return fftwf_plan_r2r_1d(n, r, r2, FFTW_REDFT10, flags);
-        case FftwKind::redft01: return fftwf_plan_r2r_1d(n, r, r2, FFTW_REDFT01, flags);
+        case FftwKind::r2c:
+            return fftwf_plan_dft_r2c_1d(n, r, c, flags);
+        case FftwKind::c2r:
+            return fftwf_plan_dft_c2r_1d(n, c, r, flags);
+        case FftwKind::redft10:
+            return fftwf_plan_r2r_1d(n, r, r2, FFTW_REDFT10, flags);
+        case FftwKind::redft01:
+            return fftwf_plan_r2r_1d(n, r, r2, FFTW_REDFT01, flags);
     }
     return nullptr;
 }
@@ -74,8 +78,8 @@ void set_fftw_planner_flags(unsigned flags) {
 
 std::shared_ptr<const FftwPlan> fftw_plan_for(FftwKind kind, std::size_t size) {
     if (size == 0 || size > (std::size_t{1} << 30)) {
-        fail(ErrorKind::usage, "FFTW transform size " + std::to_string(size) +
-                                   " is outside 1..2^30");
+        fail(ErrorKind::usage,
+             "FFTW transform size " + std::to_string(size) + " is outside 1..2^30");
     }
     PlanCache& cache = plan_cache();
     std::shared_ptr<FftwPlan> made;
