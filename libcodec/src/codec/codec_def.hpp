@@ -38,6 +38,8 @@ struct CodecDef {
 // Each codec's translation unit defines its row.
 extern const CodecDef kLosslessCodec;
 extern const CodecDef kCastCodec;
+extern const CodecDef kFftCodec;
+extern const CodecDef kDctCodec;
 
 std::span<const CodecDef* const> all_codecs();
 
