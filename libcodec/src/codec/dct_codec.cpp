@@ -9,7 +9,7 @@
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/frequency_codec.hpp"
-#include "stub/position_stub.hpp"
+#include "index/position_coder.hpp"
 #include "transform/aligned_array.hpp"
 #include "transform/fft_backend.hpp"
 
@@ -37,12 +37,9 @@ std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const Ten
     const FftBackend& fft = default_fft_backend();
     AlignedArray<float> coefficients(x.size());
     per_chunk(chunks, x.data(), coefficients.data(), fft.dct2);
+    // Every coefficient weighs one scalar: a plain top-k of |coefficient|.
     const std::vector<std::uint64_t> kept =
-        params.selector == FrequencySelector::topk
-            ? select_by_weight(
-                  coefficients.span(), [](std::uint64_t) { return true; }, x.size(),
-                  kept_scalar_target(params.density, x.size()))
-            : select_coefficients(params.selector, coefficients.span(), params.density);
+        select_coefficients(params.selector, coefficients.span(), params.density);
     std::vector<float> values(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) {
         values[i] = coefficients[kept[i]];

@@ -10,7 +10,7 @@
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/frequency_codec.hpp"
-#include "stub/position_stub.hpp"
+#include "index/position_coder.hpp"
 #include "transform/aligned_array.hpp"
 #include "transform/fft_backend.hpp"
 

@@ -5,7 +5,8 @@
 #include <string>
 
 #include "codec/spec_params.hpp"
-#include "stub/position_stub.hpp"
+#include "index/position_coder.hpp"
+#include "select/topk.hpp"
 
 namespace gradcodec {
 
@@ -46,10 +47,7 @@ FrequencyHeader read_frequency_header(ByteReader& in) {
 }
 
 std::uint64_t kept_scalar_target(double density, std::uint64_t n) {
-    if (n == 0) return 0;
-    const double k = std::ceil(density * static_cast<double>(n));
-    if (!(k < static_cast<double>(n))) return n;
-    return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(k));
+    return topk_count(n, density);
 }
 
 PayloadStats describe_frequency_payload(
@@ -57,10 +55,11 @@ PayloadStats describe_frequency_payload(
     const std::function<std::uint64_t(const ChunkLayout&)>& coefficients) {
     ByteReader r(payload, meta.name + ": " + what + " payload");
     const FrequencyHeader h = read_frequency_header(r);
-    decode_positions(r, coefficients(ChunkLayout(meta.element_count(), h.chunk)));
+    const PositionSectionInfo positions =
+        describe_positions(r, coefficients(ChunkLayout(meta.element_count(), h.chunk)));
     PayloadStats s;
     s.has_bit_split = true;
-    s.position_bits = 8 * r.position();
+    s.position_bits = 8 * kFrequencyHeaderBytes + positions.bits;
     s.value_bits = 8 * r.remaining();
     s.target_density = h.density;
     return s;

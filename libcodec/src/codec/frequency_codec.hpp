@@ -45,7 +45,10 @@ struct FrequencyHeader {
 void write_frequency_header(ByteWriter& out, const FrequencyHeader& header);
 FrequencyHeader read_frequency_header(ByteReader& in);
 
-// k = max(1, ceil(density·n)) for n > 0, capped at n; 0 for n = 0.
+constexpr std::uint64_t kFrequencyHeaderBytes = 13;
+
+// The scalars to keep: the top-k selector's k for (n, density), so fft, dct and topk keep
+// the same number of scalars at the same density.
 std::uint64_t kept_scalar_target(double density, std::uint64_t n);
 
 // The bit split for `inspect`: header and positions count as position bits, the value section

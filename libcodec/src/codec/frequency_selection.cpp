@@ -4,7 +4,9 @@
 #include <bit>
 #include <cmath>
 
-#include "stub/select_stub.hpp"
+#include "select/dgc.hpp"
+#include "select/sidco.hpp"
+#include "select/topk.hpp"
 
 namespace gradcodec {
 namespace {
@@ -65,16 +67,20 @@ std::vector<std::uint64_t> select_by_weight(std::span<const float> scores,
 std::vector<std::uint64_t> select_coefficients(FrequencySelector selector,
                                                std::span<const float> scores, double density) {
     switch (selector) {
-        case FrequencySelector::sidco:
-            return select_sidco_stub(scores, density).indices;
-        case FrequencySelector::dgc:
-            return select_dgc_stub(scores, density).indices;
+        case FrequencySelector::sidco: {
+            SidcoParams p;
+            p.density = density;
+            return select_sidco(scores, p).indices;
+        }
+        case FrequencySelector::dgc: {
+            DgcParams p;
+            p.density = density;
+            return select_dgc(scores, p).indices;
+        }
         case FrequencySelector::topk:
             break;
     }
-    const auto k =
-        static_cast<std::uint64_t>(std::ceil(density * static_cast<double>(scores.size())));
-    return select_topk(scores, std::max<std::uint64_t>(k, scores.empty() ? 0 : 1)).indices;
+    return select_topk(scores, topk_count(scores.size(), density)).indices;
 }
 
 }  // namespace gradcodec
