@@ -214,17 +214,46 @@ TEST_CASE("a weighted selection keeps the shortest ranked prefix reaching the ta
     // scores ranked: 3 (9.0, single), 0 (8.0), 4 (8.0, tie: lower index 0 first), 1 (5.0 single), 2
     // (1.0)
     const std::vector<float> scores{8.0f, 5.0f, 1.0f, 9.0f, 8.0f};
-    auto single = [](std::uint64_t i) { return i == 1 || i == 3; };
+    const std::vector<std::uint64_t> singles{1, 3};
     using V = std::vector<std::uint64_t>;
-    CHECK(select_by_weight(scores, single, 2, 1) == V{3});
-    CHECK(select_by_weight(scores, single, 2, 2) == V{0, 3});
-    CHECK(select_by_weight(scores, single, 2, 3) == V{0, 3});
-    CHECK(select_by_weight(scores, single, 2, 4) == V{0, 3, 4});
-    CHECK(select_by_weight(scores, single, 2, 5) == V{0, 3, 4});
-    CHECK(select_by_weight(scores, single, 2, 6) == V{0, 1, 3, 4});
-    CHECK(select_by_weight(scores, single, 2, 7) == V{0, 1, 2, 3, 4});
-    CHECK(select_by_weight(scores, single, 2, 100) == V{0, 1, 2, 3, 4});
-    CHECK(select_by_weight({}, single, 0, 0).empty());
+    CHECK(select_by_weight(scores, singles, 1) == V{3});
+    CHECK(select_by_weight(scores, singles, 2) == V{0, 3});
+    CHECK(select_by_weight(scores, singles, 3) == V{0, 3});
+    CHECK(select_by_weight(scores, singles, 4) == V{0, 3, 4});
+    CHECK(select_by_weight(scores, singles, 5) == V{0, 3, 4});
+    CHECK(select_by_weight(scores, singles, 6) == V{0, 1, 3, 4});
+    CHECK(select_by_weight(scores, singles, 7) == V{0, 1, 2, 3, 4});
+    CHECK(select_by_weight(scores, singles, 100) == V{0, 1, 2, 3, 4});
+    CHECK(select_by_weight({}, {}, 0).empty());
+    // Without singles every coefficient weighs 2: ceil(target / 2) of them.
+    CHECK(select_by_weight(scores, {}, 3) == V{0, 3});
+}
+
+TEST_CASE("a weighted selection agrees with a full ranking on random scores and ties", "[fft]") {
+    std::mt19937 rng(17);
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t size = 1 + rng() % 60;
+        std::vector<float> scores(size);
+        for (auto& v : scores) v = static_cast<float>(rng() % 8);  // many ties
+        std::vector<std::uint64_t> singles;
+        for (std::uint64_t i = 0; i < size; ++i)
+            if (rng() % 3 == 0) singles.push_back(i);
+        const std::uint64_t total = 2 * size - singles.size();
+        const std::uint64_t target = 1 + rng() % total;
+        std::vector<std::uint64_t> order(size);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](auto a, auto b) { return scores[a] > scores[b]; });
+        std::vector<std::uint64_t> want;
+        std::uint64_t weight = 0;
+        for (std::size_t i = 0; i < size && weight < target; ++i) {
+            want.push_back(order[i]);
+            weight += std::binary_search(singles.begin(), singles.end(), order[i]) ? 1 : 2;
+        }
+        std::sort(want.begin(), want.end());
+        INFO("trial " << trial);
+        CHECK(select_by_weight(scores, singles, target) == want);
+    }
 }
 
 TEST_CASE("frequency codecs keep the shape, dtype, empty and scalar tensors", "[fft][dct]") {

@@ -18,7 +18,7 @@ namespace gradcodec {
 namespace {
 
 // Chosen by measurement (bench/fft_codec.cpp and the rel L2 survey in the codec's spec).
-constexpr std::uint32_t kDefaultChunk = 4096;
+constexpr std::uint32_t kDefaultChunk = 256;
 
 // Where each bin of a chunked spectrum lives. Bins are numbered densely across chunks
 // (bin g is bin g mod bins of chunk g div bins) for positions; in memory each full chunk
@@ -42,11 +42,17 @@ struct SpectrumLayout {
         const std::uint64_t len = length_of(g);
         return k == 0 || (len % 2 == 0 && k == len / 2);
     }
-    std::uint64_t real_count() const {
-        const auto per = [](std::uint64_t len) -> std::uint64_t {
-            return len == 0 ? 0 : (len % 2 == 0 ? 2 : 1);
+    // The real bins, ascending.
+    std::vector<std::uint64_t> real_bins() const {
+        std::vector<std::uint64_t> out;
+        const auto add = [&](std::uint64_t first, std::uint64_t len) {
+            out.push_back(first);
+            if (len % 2 == 0) out.push_back(first + len / 2);
         };
-        return chunks.full * per(chunks.chunk) + per(chunks.tail);
+        out.reserve(2 * (chunks.full + 1));
+        for (std::uint64_t c = 0; c < chunks.full; ++c) add(c * bins, chunks.chunk);
+        if (chunks.tail != 0) add(chunks.full * bins, chunks.tail);
+        return out;
     }
 
     ChunkLayout chunks;
@@ -55,75 +61,95 @@ struct SpectrumLayout {
     std::uint64_t tail_bins;
 };
 
-void forward(const SpectrumLayout& s, const float* x, std::complex<float>* spectrum) {
-    const FftBackend& fft = default_fft_backend();
-    const ChunkLayout& c = s.chunks;
-    fft.forward_r2c({c.chunk, c.full, c.chunk, s.stride}, x, spectrum);
-    if (c.tail != 0) {
-        fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, x + c.full * c.chunk,
-                        spectrum + c.full * s.stride);
+// Squared magnitudes of `count` chunks of `bins` bins, times `scale`.
+void score_bins(const std::complex<float>* spectrum, std::uint64_t stride, std::uint64_t bins,
+                std::uint64_t count, float scale, float* scores) {
+    for (std::uint64_t c = 0; c < count; ++c) {
+        const std::complex<float>* src = spectrum + c * stride;
+        float* dst = scores + c * bins;
+        for (std::uint64_t k = 0; k < bins; ++k) {
+            dst[k] = (src[k].real() * src[k].real() + src[k].imag() * src[k].imag()) * scale;
+        }
     }
 }
 
-// Squared magnitudes, the tail's scaled by chunk/tail: by Parseval each bin then scores the
-// energy per scalar it restores, on one scale for every chunk.
-void squared_magnitudes(const SpectrumLayout& s, const std::complex<float>* spectrum,
-                        float* scores) {
+// Transforms every chunk and scores every bin by its squared magnitude, the tail's scaled by
+// chunk/tail: by Parseval a bin's score is then the energy per scalar it restores, on one
+// scale for every chunk. Works a block of chunks at a time, so scoring reads a spectrum
+// still in cache.
+void transform_and_score(const SpectrumLayout& s, const float* x, std::complex<float>* spectrum,
+                         float* scores) {
+    constexpr std::uint64_t kBlockValues = 1 << 14;
+    const FftBackend& fft = default_fft_backend();
     const ChunkLayout& c = s.chunks;
-    for (std::uint64_t chunk = 0; chunk < c.full; ++chunk) {
-        const std::complex<float>* src = spectrum + chunk * s.stride;
-        float* dst = scores + chunk * s.bins;
-        for (std::uint64_t k = 0; k < s.bins; ++k) {
-            dst[k] = src[k].real() * src[k].real() + src[k].imag() * src[k].imag();
-        }
+    const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    for (std::uint64_t first = 0; first < c.full; first += per_block) {
+        const std::uint64_t count = std::min(per_block, c.full - first);
+        std::complex<float>* block = spectrum + first * s.stride;
+        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, x + first * c.chunk, block);
+        score_bins(block, s.stride, s.bins, count, 1.0f, scores + first * s.bins);
     }
     if (c.tail != 0) {
-        const std::complex<float>* src = spectrum + c.full * s.stride;
-        float* dst = scores + c.full * s.bins;
+        std::complex<float>* block = spectrum + c.full * s.stride;
+        fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, x + c.full * c.chunk, block);
         const auto scale =
             static_cast<float>(static_cast<double>(c.chunk) / static_cast<double>(c.tail));
-        for (std::uint64_t k = 0; k < s.tail_bins; ++k) {
-            dst[k] = (src[k].real() * src[k].real() + src[k].imag() * src[k].imag()) * scale;
-        }
+        score_bins(block, s.tail_bins, s.tail_bins, 1, scale, scores + c.full * s.bins);
     }
 }
 
 std::vector<std::uint64_t> select_bins(const FrequencyParams& params, const SpectrumLayout& s,
                                        std::span<float> scores) {
     if (params.selector == FrequencySelector::topk) {
-        return select_by_weight(
-            scores, [&](std::uint64_t g) { return s.is_real(g); }, s.real_count(),
-            kept_scalar_target(params.density, s.chunks.n));
+        return select_by_weight(scores, s.real_bins(),
+                                kept_scalar_target(params.density, s.chunks.n));
     }
     // The estimators fit distributions of magnitudes, not of energies.
     for (float& v : scores) v = std::sqrt(v);
     return select_coefficients(params.selector, scores, params.density);
 }
 
-std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const TensorMeta& meta,
-                                        std::span<const float> x, const EncodeOptions& options) {
-    require_finite(meta, x);
-    const SpectrumLayout s(ChunkLayout(x.size(), params.chunk));
-    AlignedArray<std::complex<float>> spectrum(s.storage());
-    forward(s, x.data(), spectrum.data());
-    AlignedArray<float> scores(s.bin_count());
-    squared_magnitudes(s, spectrum.data(), scores.data());
-    const std::vector<std::uint64_t> kept = select_bins(params, s, scores.span());
-
+// Re, then Im unless the bin is real, for each kept bin in ascending order.
+std::vector<float> gather_values(const SpectrumLayout& s, const std::complex<float>* spectrum,
+                                 std::span<const std::uint64_t> kept) {
     std::vector<float> values;
     values.reserve(2 * kept.size());
+    std::uint64_t chunk = 0, first = 0;  // the chunk holding the current bin, its first bin
+    std::uint64_t len = s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail;
     for (const std::uint64_t g : kept) {
-        const std::complex<float> v = spectrum[s.slot(g)];
-        values.push_back(v.real());
-        if (!s.is_real(g)) values.push_back(v.imag());
-    }
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if (!std::isfinite(values[i])) {
-            fail(ErrorKind::bad_input, meta.name +
-                                           ": the FFT of this tensor overflows binary32 (values "
-                                           "too large for chunks of " +
-                                           std::to_string(params.chunk) + ")");
+        while (g >= first + s.bins) {
+            ++chunk;
+            first += s.bins;
+            len = chunk < s.chunks.full ? s.chunks.chunk : s.chunks.tail;
         }
+        const std::uint64_t k = g - first;
+        const std::complex<float> v = spectrum[chunk * s.stride + k];
+        values.push_back(v.real());
+        if (k != 0 && !(len % 2 == 0 && k == len / 2)) values.push_back(v.imag());
+    }
+    return values;
+}
+
+std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const TensorMeta& meta,
+                                        std::span<const float> x, const EncodeOptions& options) {
+    // The estimating selectors may not rank NaN first, so they get the explicit check.
+    if (params.selector != FrequencySelector::topk) require_finite(meta, x);
+    const SpectrumLayout s(ChunkLayout(x.size(), params.chunk));
+    AlignedArray<std::complex<float>> spectrum(s.storage());
+    AlignedArray<float> scores(s.bin_count());
+    transform_and_score(s, x.data(), spectrum.data(), scores.data());
+    const std::vector<std::uint64_t> kept = select_bins(params, s, scores.span());
+
+    const std::vector<float> values = gather_values(s, spectrum.data(), kept);
+    // A non-finite input spreads over its chunk's bins, which then rank first, so checking
+    // the kept values catches it without a separate pass over the input.
+    for (const float v : values) {
+        if (std::isfinite(v)) continue;
+        require_finite(meta, x);
+        fail(ErrorKind::bad_input, meta.name +
+                                       ": the FFT of this tensor overflows binary32 (values too "
+                                       "large for chunks of " +
+                                       std::to_string(params.chunk) + ")");
     }
     std::vector<std::uint8_t> out;
     ByteWriter w(out);
@@ -140,6 +166,29 @@ std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
     return encode_float32(meta, data, [&](std::span<const float> x) {
         return encode_floats(params, meta, x, options);
     });
+}
+
+// The inverse of gather_values, with the 1/length of the inverse DFT applied to the few kept
+// bins rather than to every output value.
+void scatter_values(const SpectrumLayout& s, std::span<const float> values,
+                    std::span<const std::uint64_t> kept, std::complex<float>* spectrum) {
+    std::uint64_t chunk = 0, first = 0;
+    std::uint64_t len = s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail;
+    float scale = 1.0f / static_cast<float>(len == 0 ? 1 : len);
+    std::size_t v = 0;
+    for (const std::uint64_t g : kept) {
+        while (g >= first + s.bins) {
+            ++chunk;
+            first += s.bins;
+            len = chunk < s.chunks.full ? s.chunks.chunk : s.chunks.tail;
+            scale = 1.0f / static_cast<float>(len);
+        }
+        const std::uint64_t k = g - first;
+        const float re = values[v++] * scale;
+        const bool real = k == 0 || (len % 2 == 0 && k == len / 2);
+        const float im = real ? 0.0f : values[v++] * scale;
+        spectrum[chunk * s.stride + k] = {re, im};
+    }
 }
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
@@ -159,18 +208,7 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
         AlignedArray<std::complex<float>> spectrum(s.storage());
         std::memset(static_cast<void*>(spectrum.data()), 0,
                     sizeof(std::complex<float>) * s.storage());
-        // The 1/length of the inverse DFT is applied here, to the few kept bins only.
-        const auto chunk_scale = static_cast<float>(1.0 / static_cast<double>(h.chunk));
-        const auto tail_scale = s.chunks.tail != 0
-                                    ? static_cast<float>(1.0 / static_cast<double>(s.chunks.tail))
-                                    : 0.0f;
-        std::size_t v = 0;
-        for (const std::uint64_t g : kept) {
-            const float scale = g / s.bins < s.chunks.full ? chunk_scale : tail_scale;
-            const float re = values[v++] * scale;
-            const float im = s.is_real(g) ? 0.0f : values[v++] * scale;
-            spectrum[s.slot(g)] = {re, im};
-        }
+        scatter_values(s, values, kept, spectrum.data());
         const FftBackend& fft = default_fft_backend();
         const ChunkLayout& c = s.chunks;
         fft.inverse_c2r({c.chunk, c.full, s.stride, c.chunk}, spectrum.data(), y.data());
@@ -194,7 +232,7 @@ void validate(const CodecSpec& spec) {
 
 const CodecDef kFftCodec{"fft",
                          kCodecFft,
-                         "SuperNeurons FFT sparsification: density=D (0.15), chunk=C (4096), "
+                         "SuperNeurons FFT sparsification: density=D (0.15), chunk=C (256), "
                          "bits=N (10) | values=f32|f16|bf16, select=topk|sidco|dgc",
                          true,
                          validate,

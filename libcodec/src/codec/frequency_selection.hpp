@@ -3,7 +3,6 @@
 // by a non-negative score across every chunk of the tensor at once: a per-chunk quota would
 // spend scalars on quiet chunks that loud chunks need more.
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <vector>
 
@@ -13,11 +12,11 @@ enum class FrequencySelector : std::uint8_t { topk, sidco, dgc };
 
 // The exact rule: rank by score descending, ties by lower index, and keep the shortest
 // prefix of that ranking whose weight reaches `target` (all of them when the total weight
-// is below it). Weights are 1 or 2: `is_single(i)` says coefficient i weighs 1. Returns
-// ascending indices.
+// is below it). Weights are 1 or 2: `singles` lists, ascending, the coefficients that weigh
+// 1. Returns ascending indices.
 std::vector<std::uint64_t> select_by_weight(std::span<const float> scores,
-                                            const std::function<bool(std::uint64_t)>& is_single,
-                                            std::uint64_t single_count, std::uint64_t target);
+                                            std::span<const std::uint64_t> singles,
+                                            std::uint64_t target);
 
 // The estimating selectors (SIDCo, DGC) keep about `density` of the coefficients; topk keeps
 // exactly max(1, ceil(density·size)). Returns ascending indices.
