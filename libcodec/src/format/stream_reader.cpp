@@ -67,6 +67,7 @@ StreamReader::StreamReader(ByteSource& source, ReadLimits limits)
     if (XXH3_64bits(header.data(), covered) != load_le(&header[covered], 8)) {
         damaged("stream header", "checksum mismatch");
     }
+    bytes_read_ = header.size();
     if (major != kFormatMajor) {
         fail(ErrorKind::damaged_stream,
              "unsupported stream: format version " + std::to_string(major) + "." +
@@ -124,6 +125,8 @@ std::optional<Record> StreamReader::next() {
     const std::string path = peek_path(body);
     const std::string named = where + (path.empty() || kind == kRecordEnd ? "" : " (" + path + ")");
     if (digest != load_le(sum.data(), 8)) damaged(named, "checksum mismatch");
+    last_record_bytes_ = kRecordFrameSize + body.size() + kChecksumSize;
+    bytes_read_ += last_record_bytes_;
     if ((flags & ~kRecordFlagSkippable) != 0 || frame[2] != 0 || frame[3] != 0) {
         damaged(named, "reserved frame bits are set");
     }
