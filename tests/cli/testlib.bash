@@ -3,6 +3,7 @@ set -uo pipefail
 GC="$1"
 SAMPLES="$2"
 MAKE_FIXTURE="$3"
+MAKE_BIG_DUMP="${4:-}"
 SAMPLE="$SAMPLES/cnn_digits.h5"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT

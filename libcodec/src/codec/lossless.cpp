@@ -103,6 +103,8 @@ std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, 
     std::size_t stored = 0;
     for (auto m : modes) stored += m == kPlaneStored ? 1 : 0;
     const std::size_t stored_at = out.size();
+    // One reservation for the worst case: growing by doubling would briefly hold two copies.
+    out.reserve(stored_at + stored * n + (es - stored) * (8 + ZSTD_compressBound(n)));
     out.resize(stored_at + stored * n);
     std::vector<std::uint8_t> scratch((es - stored) * n);
     std::vector<std::uint8_t*> planes(es);
