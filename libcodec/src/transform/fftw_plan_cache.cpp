@@ -10,9 +10,12 @@
 namespace gradcodec {
 namespace {
 
-// Tails transformed at their own length add one size per distinct tensor length; a cap keeps
-// a long-running process from growing without bound. Evicted plans live on while in use.
+// Tails transformed at their own length add one size per distinct tensor length, and a
+// hostile stream may ask for many large ones: caps on the plan count and on their summed
+// sizes (plans hold O(size) twiddles) keep a long-running process bounded. Evicted plans
+// live on while in use.
 constexpr std::size_t kMaxCachedPlans = 256;
+constexpr std::size_t kMaxCachedValues = std::size_t{1} << 25;
 
 using PlanKey = std::pair<FftwKind, std::size_t>;
 
@@ -21,6 +24,7 @@ struct PlanCache {
     std::mutex mutex;
     unsigned flags = FFTW_ESTIMATE;
     std::map<PlanKey, std::shared_ptr<const FftwPlan>> plans;
+    std::size_t cached_values = 0;  // sum of the cached plans' sizes
 };
 
 PlanCache& plan_cache() {
@@ -74,6 +78,7 @@ void set_fftw_planner_flags(unsigned flags) {
     const std::lock_guard lock(cache.mutex);
     cache.flags = flags;
     old.swap(cache.plans);
+    cache.cached_values = 0;
 }
 
 std::shared_ptr<const FftwPlan> fftw_plan_for(FftwKind kind, std::size_t size) {
@@ -90,9 +95,14 @@ std::shared_ptr<const FftwPlan> fftw_plan_for(FftwKind kind, std::size_t size) {
         if (auto it = cache.plans.find(key); it != cache.plans.end()) return it->second;
         made = std::make_shared<FftwPlan>();
         made->plan = make_plan(kind, size, cache.flags);
-        if (made->plan != nullptr) {
-            if (cache.plans.size() >= kMaxCachedPlans) evicted.swap(cache.plans);
+        if (made->plan != nullptr && size <= kMaxCachedValues) {
+            if (cache.plans.size() >= kMaxCachedPlans ||
+                cache.cached_values + size > kMaxCachedValues) {
+                evicted.swap(cache.plans);
+                cache.cached_values = 0;
+            }
             cache.plans.emplace(key, made);
+            cache.cached_values += size;
         }
     }
     if (made->plan == nullptr) {
