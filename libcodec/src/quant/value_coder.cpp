@@ -62,7 +62,7 @@ ValueFormat read_tag(ByteReader& in) {
 
 }  // namespace
 
-ValueCoderParams parse_value_coder(SpecParams& params, ValueFormat fallback) {
+ValueCoderParams parse_value_coder(SpecParams& params, ValueFormat fallback, int default_bits) {
     const bool bits_given = params.has("bits");
     const bool values_given = params.has("values");
     const std::string fallback_name =
@@ -71,7 +71,7 @@ ValueCoderParams parse_value_coder(SpecParams& params, ValueFormat fallback) {
     out.format =
         format_from_name(params.choice("values", fallback_name, {"f32", "f16", "bf16", "rangeq"}));
     if (out.format == ValueFormat::rangeq) {
-        const RangeParams r = parse_range_params(params, 8);
+        const RangeParams r = parse_range_params(params, default_bits);
         out.bits = r.bits;
         out.mantissa = r.mantissa;
         out.eps = r.eps;

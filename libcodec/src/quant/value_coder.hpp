@@ -28,9 +28,10 @@ struct ValueCoderParams {
 };
 
 // Reads `values=`, `bits=`, `mantissa=`, `eps=`, `round=` from a sparse codec's spec.
-// `fallback` is the codec's default format; `bits=` alone selects rangeq. bits/mantissa/eps/
-// round with another format are Error(usage), as are combinations that make no ladder.
-ValueCoderParams parse_value_coder(SpecParams& params, ValueFormat fallback);
+// `fallback` is the codec's default format; `bits=` alone selects rangeq; `default_bits` is
+// the rangeq width when `bits=` is absent. bits/mantissa/eps/round with another format are
+// Error(usage), as are combinations that make no ladder.
+ValueCoderParams parse_value_coder(SpecParams& params, ValueFormat fallback, int default_bits = 8);
 
 // Appends the section. Throws Error(bad_input) naming meta.name on values the format cannot
 // carry (non-finite without options.allow_nonfinite, f16 overflow).
