@@ -162,7 +162,50 @@ TEST_CASE("an eps outside the ladder's range is refused", "[rangeq]") {
     CHECK(ladder_from_eps(8, 23, 1e-45));
 }
 
-TEST_CASE("the chosen mantissa has the least error of all candidates on small tensors",
+namespace {
+
+double squared_error(const std::vector<float>& values, const RangeLadder& l) {
+    std::vector<std::uint32_t> codes(values.size());
+    std::vector<float> back(values.size());
+    encode_range_floats(l, Rounding::nearest, values, codes.data());
+    decode_range_floats(l, codes.data(), std::span<float>(back));
+    double e = 0;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        e += (values[i] - back[i]) * (values[i] - back[i]);
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("on large tensors the histogram's choice of m is within 10% of the best error",
+          "[rangeq]") {
+    std::mt19937 rng(8);
+    for (int trial = 0; trial < 12; ++trial) {
+        const int bits = std::uniform_int_distribution<int>(3, 16)(rng);
+        std::vector<float> values = log_spread_values(20000, rng);
+        if (trial % 2 == 0) {  // gradient-like: Laplace, a quarter exact zeros
+            std::exponential_distribution<float> magnitude(1000.0f);
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                values[i] = i % 4 == 0 ? 0.0f : (i % 2 ? -1.0f : 1.0f) * magnitude(rng);
+            }
+        }
+        float max_abs = 0;
+        for (float x : values) max_abs = std::max(max_abs, std::fabs(x));
+        const LadderAnchor anchor{max_abs, std::nullopt};
+        const int chosen = *choose_mantissa(bits, Rounding::nearest, anchor, values);
+        const double error =
+            squared_error(values, ladder_from_max(bits, chosen, max_abs, Rounding::nearest));
+        double best = std::numeric_limits<double>::infinity();
+        for (const int m : mantissa_candidates(bits, anchor)) {
+            best = std::min(
+                best, squared_error(values, ladder_from_max(bits, m, max_abs, Rounding::nearest)));
+        }
+        INFO("trial " << trial << " bits " << bits << " chosen m " << chosen);
+        CHECK(error <= 1.1 * best);
+    }
+}
+
+TEST_CASE("on small tensors the chosen mantissa has the least error of all candidates",
           "[rangeq]") {
     std::mt19937 rng(5);
     for (int trial = 0; trial < 40; ++trial) {
