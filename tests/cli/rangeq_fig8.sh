@@ -3,6 +3,7 @@
 # Usage: rangeq_fig8.sh GRADCODEC [ignored arguments of the CLI test harness]
 set -uo pipefail
 GC="$1"
+case "$GC" in */*) GC="$(cd "$(dirname "$GC")" && pwd)/$(basename "$GC")" ;; esac  # we cd below
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
