@@ -85,6 +85,35 @@ TEST_CASE("nearest rounding keeps |x - x^| <= 2^-(m+1) |x| over [eps, max]", "[r
     }
 }
 
+TEST_CASE("with an explicit eps the bound holds over [eps, top] and the top clamps", "[rangeq]") {
+    std::mt19937 rng(77);
+    int tried = 0;
+    for (int trial = 0; trial < 400 && tried < 150; ++trial) {
+        const int bits = std::uniform_int_distribution<int>(2, 16)(rng);
+        const int m = std::uniform_int_distribution<int>(min_mantissa(bits), 23)(rng);
+        const double eps = std::exp2(std::uniform_real_distribution<double>(-40.0, 0.0)(rng));
+        const auto ladder = ladder_from_eps(bits, m, eps);
+        if (!ladder) continue;
+        ++tried;
+        const auto values = log_spread_values(400, rng);
+        const double bound = std::ldexp(1.0, -(m + 1));
+        for (const float x : values) {
+            const float y = decode_one(*ladder, encode_one(*ladder, Rounding::nearest, x));
+            const double a = std::fabs(x);
+            INFO("bits " << bits << " m " << m << " eps " << ladder->eps() << " x " << x);
+            if (a >= std::max(ladder->eps(), std::numeric_limits<float>::min()) &&
+                a <= ladder->top()) {
+                CHECK(std::fabs(a - std::fabs(y)) <= bound * a);
+            } else if (a > ladder->top()) {
+                CHECK(std::fabs(y) == ladder->top());
+            } else if (a < ladder->eps()) {
+                CHECK(std::fabs(y) == (a >= ladder->eps() / 2.0 ? ladder->eps() : 0.0f));
+            }
+        }
+    }
+    CHECK(tried >= 100);
+}
+
 TEST_CASE("truncation rounds magnitudes toward zero within one step", "[rangeq]") {
     std::mt19937 rng(99);
     for (int trial = 0; trial < 100; ++trial) {
