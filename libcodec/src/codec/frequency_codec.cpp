@@ -20,9 +20,7 @@ FrequencyParams parse_frequency_params(const CodecSpec& spec, std::uint32_t defa
     out.selector = select == "topk"    ? FrequencySelector::topk
                    : select == "sidco" ? FrequencySelector::sidco
                                        : FrequencySelector::dgc;
-    const bool bits_given = p.has("bits");
-    out.values = parse_value_coder(p, ValueFormat::rangeq);
-    if (out.values.format == ValueFormat::rangeq && !bits_given) out.values.bits = 10;
+    out.values = parse_value_coder(p, ValueFormat::rangeq, kPaperValueBits);
     p.finish();
     return out;
 }

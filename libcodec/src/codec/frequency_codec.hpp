@@ -13,6 +13,7 @@
 namespace gradcodec {
 
 constexpr std::uint32_t kMaxChunk = std::uint32_t{1} << 24;
+constexpr int kPaperValueBits = 10;  // SuperNeurons' N for its range-based floats
 
 struct FrequencyParams {
     double density = 0.15;  // the paper's 1 - θ, θ = 0.85

@@ -1,14 +1,12 @@
-// TEMP stub (drop at merge): minimal stand-ins for the selectors, position coders and value
-// coder of the threshold and rangeq branches, so the frequency codecs build and test first.
+// TEMP stub (drop at merge): minimal stand-ins for the selectors and position coders of the
+// threshold branch, so the frequency codecs build and test first.
 // Selections match the real ones (ties to the lower index); the byte formats do not.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
 
-#include "common/small_float.hpp"
 #include "index/position_coder.hpp"
-#include "quant/value_coder.hpp"
 #include "select/dgc.hpp"
 #include "select/sidco.hpp"
 #include "select/topk.hpp"
@@ -67,43 +65,5 @@ PositionSectionInfo describe_positions(ByteReader& in, std::uint64_t n) {
     const auto v = decode_positions(in, n);
     return {v.size(), 8 * (in.position() - start)};
 }
-
-ValueCoderParams parse_value_coder(SpecParams& params, ValueFormat fallback) {
-    ValueCoderParams out;
-    const bool has_bits = params.has("bits");
-    const char* name = fallback == ValueFormat::f32    ? "f32"
-                       : fallback == ValueFormat::f16  ? "f16"
-                       : fallback == ValueFormat::bf16 ? "bf16"
-                                                       : "rangeq";
-    const std::string v =
-        params.choice("values", has_bits ? "rangeq" : name, {"f32", "f16", "bf16", "rangeq"});
-    out.format = v == "f32"    ? ValueFormat::f32
-                 : v == "f16"  ? ValueFormat::f16
-                 : v == "bf16" ? ValueFormat::bf16
-                               : ValueFormat::rangeq;
-    out.bits = static_cast<int>(params.integer("bits", 8, 2, 16));
-    return out;
-}
-
-void encode_values(const ValueCoderParams& params, std::span<const float> values,
-                   const TensorMeta&, const EncodeOptions&, ByteWriter& out) {
-    out.u8(static_cast<std::uint8_t>(params.format));
-    const bool half = params.format == ValueFormat::f16 || params.format == ValueFormat::bf16;
-    const SmallFloat t = params.format == ValueFormat::f16 ? SmallFloat::f16 : SmallFloat::bf16;
-    for (float v : values) half ? out.u16(narrow_to(t, v).value_or(0)) : out.f32(v);
-}
-
-void decode_values(ByteReader& in, std::span<float> out) {
-    const auto f = static_cast<ValueFormat>(in.u8());
-    const bool half = f == ValueFormat::f16 || f == ValueFormat::bf16;
-    in.require(out.size(), half ? 2 : 4, "values");
-    for (auto& v : out) {
-        v = f == ValueFormat::f16 ? f16_to_float(in.u16())
-            : f == ValueFormat::bf16 ? bf16_to_float(in.u16())
-                                     : in.f32();
-    }
-}
-
-std::uint64_t value_section_bits(ByteReader& in, std::uint64_t) { return 8 * in.remaining(); }
 
 }  // namespace gradcodec
