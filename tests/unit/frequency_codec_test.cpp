@@ -350,3 +350,39 @@ TEST_CASE("frequency decoders reject every truncation and damaged headers", "[ff
         }
     }
 }
+
+TEST_CASE("frequency codecs with f16 and 10-bit rangeq values stay near the f32 result",
+          "[fft][dct]") {
+    for (const char* codec : {"fft", "dct"}) {
+        const auto x = gradient_like(5000, 21);
+        const auto exact =
+            round_trip(std::string(codec) + ":density=1,values=f32", meta_for({5000}), x);
+        const auto half =
+            round_trip(std::string(codec) + ":density=1,values=f16", meta_for({5000}), x);
+        const auto ranged = round_trip(std::string(codec) + ":density=1", meta_for({5000}), x);
+        INFO(codec);
+        CHECK(rel_l2(x, exact) < 1e-5);
+        CHECK(rel_l2(x, half) < 1e-3);    // f16: 11 significant bits
+        CHECK(rel_l2(x, ranged) < 2e-2);  // 10-bit range floats
+    }
+}
+
+TEST_CASE("the estimating selectors keep about density times n scalars", "[fft][dct]") {
+    for (const char* codec : {"fft", "dct"}) {
+        for (const char* select : {"sidco", "dgc"}) {
+            INFO(codec << " select=" << select);
+            const std::size_t n = 20000;
+            const auto x = gradient_like(n, 23);
+            std::vector<std::uint8_t> payload;
+            const auto y =
+                round_trip(std::string(codec) + ":density=0.05,values=f32,select=" + select,
+                           meta_for({n}), x, &payload);
+            const PayloadStats s =
+                describe_payload(std::string(codec) == "fft" ? 5 : 6, meta_for({n}), payload);
+            const double scalars = static_cast<double>(s.value_bits - 8) / 32.0;
+            CHECK(scalars > 0.5 * 0.05 * n);
+            CHECK(scalars < 2.0 * 0.05 * n);
+            CHECK(rel_l2(x, y) < 1.0);
+        }
+    }
+}
