@@ -263,8 +263,14 @@ TEST_CASE("frequency codecs keep the shape, dtype, empty and scalar tensors", "[
              std::vector<std::vector<std::uint64_t>>{{}, {0}, {3, 0, 2}, {1}, {3, 5, 7}}) {
             TensorMeta meta{"t", DType::f32, shape};
             const auto x = gradient_like(meta.element_count(), 2);
-            const auto y = round_trip(std::string(codec) + ":density=1,values=f32", meta, x);
+            std::vector<std::uint8_t> payload;
+            const auto y =
+                round_trip(std::string(codec) + ":density=1,values=f32", meta, x, &payload);
             CHECK(rel_l2(x, y) < 1e-6);
+            const PayloadStats s =
+                describe_payload(std::string(codec) == "fft" ? 5 : 6, meta, payload);
+            CHECK(s.position_bits + s.value_bits == 8 * payload.size());
+            CHECK(s.target_density == 1.0);
         }
         for (DType dt : {DType::f16, DType::bf16, DType::f64}) {
             TensorMeta meta{"t", dt, {4, 33}};
