@@ -1,0 +1,21 @@
+#pragma once
+// The scans every selector shares: count, collect indices or gather magnitudes of the elements
+// whose magnitude pattern is at least `lo` (see selection.hpp for the ordering).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace gradcodec {
+
+std::uint64_t count_at_least(std::span<const float> x, std::uint32_t lo);
+
+// Appends to `out` the indices (ascending) of the first `cap` matches; returns the total count
+// of matches, which may exceed `cap`.
+std::uint64_t collect_at_least(std::span<const float> x, std::uint32_t lo, std::uint64_t cap,
+                               std::vector<std::uint64_t>& out);
+
+// Appends |x_i| for every match, in index order.
+void gather_magnitudes_at_least(std::span<const float> x, std::uint32_t lo,
+                                std::vector<float>& out);
+
+}  // namespace gradcodec
