@@ -6,7 +6,8 @@ namespace gradcodec {
 
 // Several names may share one id when they write the same payload (the threshold selectors).
 std::span<const CodecDef* const> all_codecs() {
-    static const std::array<const CodecDef*, 2> codecs{&kLosslessCodec, &kCastCodec};
+    static const std::array<const CodecDef*, 6> codecs{&kLosslessCodec, &kCastCodec, &kTopkCodec,
+                                                      &kThresholdCodec, &kDgcCodec, &kSidcoCodec};
     return codecs;
 }
 
