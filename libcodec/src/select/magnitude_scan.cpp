@@ -1,5 +1,6 @@
 #include "select/magnitude_scan.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -86,7 +87,20 @@ std::uint64_t collect_at_least(std::span<const float> x, std::uint32_t lo, std::
 
 void gather_magnitudes_at_least(std::span<const float> x, std::uint32_t lo,
                                 std::vector<float>& out) {
-    for_each_at_least(x, lo, [&](std::size_t i) { out.push_back(std::fabs(x[i])); });
+    // Branch-free into a small buffer, then appended: SIDCo gathers a quarter of the tensor,
+    // where a branch per element would mispredict constantly.
+    constexpr std::size_t kChunk = 4096;
+    float buffer[kChunk];
+    for (std::size_t first = 0; first < x.size(); first += kChunk) {
+        const std::size_t end = std::min(x.size(), first + kChunk);
+        std::size_t fill = 0;
+        for (std::size_t i = first; i < end; ++i) {
+            const float a = std::fabs(x[i]);
+            buffer[fill] = a;
+            fill += magnitude_bits(a) >= lo ? 1 : 0;
+        }
+        out.insert(out.end(), buffer, buffer + fill);
+    }
 }
 
 }  // namespace gradcodec

@@ -81,6 +81,7 @@ SidcoThreshold sidco_threshold(std::span<const float> x, const SidcoParams& p) {
     }
     const double eta1 = tail_quantile(f1, kSidcoFirstDensity);
     std::vector<float> tail;
+    tail.reserve(x.size() / 3);  // about a quarter passes the first stage
     gather_magnitudes_at_least(x, bits_above(float_threshold(eta1)), tail);
     const double target = p.density * static_cast<double>(x.size());
     auto attempt = [&](int stages) {
