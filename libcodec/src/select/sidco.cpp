@@ -31,10 +31,10 @@ DistFit first_fit(std::span<const float> x, Distribution d) {
 }
 
 // Stages 2..M over `tail` (the magnitudes above the first-stage threshold eta1). Stage j keeps
-// cur = {a > eta}, and sets eta = min(cur) + Q(fit(cur - min(cur)), per).
+// cur = {a > eta}, and sets eta = min(cur) + Q(fit(cur - min(cur)), per_j).
 double staged_threshold(std::span<const float> tail, double eta1, int stages, double density,
-                        Distribution d) {
-    const double per = std::pow(density / kSidcoFirstDensity, 1.0 / (stages - 1));
+                        std::uint64_t n, Distribution d) {
+    const double target = density * static_cast<double>(n);
     const Distribution later = d == Distribution::exp ? Distribution::exp : Distribution::gpareto;
     double eta = eta1;
     std::vector<float> work;  // a shrunk copy of the current set, once it halves
@@ -44,6 +44,13 @@ double staged_threshold(std::span<const float> tail, double eta1, int stages, do
         if (s.count == 0) break;  // nothing above: keep the last eta
         const double tmin = s.min;
         const DistFit f = later == Distribution::exp ? fit_exp(s, tmin) : fit_gpareto(s, tmin);
+        // (ours) Each stage aims at the density still missing, from the count it actually has:
+        // per = (target / |cur|)^(1 / stages left). The reference's fixed per = r^(1/(M-1))
+        // lets the errors of early stages compound; here the last stage asks its fit for exactly
+        // the fraction of cur that the target needs, a moderate quantile that fits get right.
+        const int left = stages - stage;
+        const double per = std::pow(target / static_cast<double>(s.count), 1.0 / left);
+        if (per >= 1.0) break;  // cur already holds no more than the target
         eta = tmin + tail_quantile(f, per);
         if (2 * s.count < cur.size()) {
             std::vector<float> next;
@@ -88,7 +95,7 @@ SidcoThreshold sidco_threshold(std::span<const float> x, const SidcoParams& p) {
         SidcoThreshold t;
         t.stages = stages;
         const double eta = stages == 1 ? tail_quantile(f1, p.density)
-                                       : staged_threshold(tail, eta1, stages, p.density, p.dist);
+                                       : staged_threshold(tail, eta1, stages, p.density, x.size(), p.dist);
         t.threshold = float_threshold(std::max(eta, eta1));
         // Every kept element is above eta1, so counting over the tail is exact.
         t.count = count_at_least(tail, bits_above(t.threshold));
