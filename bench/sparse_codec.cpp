@@ -30,7 +30,9 @@ const std::vector<float>& gradient() {
     return x;
 }
 
-double density_of(const benchmark::State& state) { return 1.0 / static_cast<double>(state.range(0)); }
+double density_of(const benchmark::State& state) {
+    return 1.0 / static_cast<double>(state.range(0));
+}
 
 void set_speed(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * kElements * 4);
@@ -67,11 +69,18 @@ void BM_SidcoSelect(benchmark::State& state) {
     set_speed(state);
 }
 BENCHMARK(BM_SidcoSelect)
-    ->Args({1000, 1, 1})->Args({1000, 1, 0})->Args({100, 1, 0})
-    ->Args({1000, 2, 0})->Args({1000, 3, 0})->Unit(benchmark::kMillisecond);
+    ->Args({1000, 1, 1})
+    ->Args({1000, 1, 0})
+    ->Args({100, 1, 0})
+    ->Args({1000, 2, 0})
+    ->Args({1000, 3, 0})
+    ->Unit(benchmark::kMillisecond);
 
-const char* const kSpecs[] = {"topk:density=0.001", "dgc:density=0.001", "sidco:dist=exp,density=0.001",
-                              "sidco:dist=exp,density=0.001,stages=1", "topk:density=0.01",
+const char* const kSpecs[] = {"topk:density=0.001",
+                              "dgc:density=0.001",
+                              "sidco:dist=exp,density=0.001",
+                              "sidco:dist=exp,density=0.001,stages=1",
+                              "topk:density=0.01",
                               "topk:density=0.1"};
 
 void BM_SparseEncode(benchmark::State& state) {

@@ -30,8 +30,8 @@ TEST_CASE("the sparse worked example re-encodes byte for byte and decodes to its
     x[63] = 0.375f;
     const TensorMeta meta{"example", DType::f32, {8, 8}};
     const auto expected = read_file(GRADCODEC_SAMPLES_DIR "/examples/sparse-topk-example.payload");
-    const EncodedTensor e =
-        encode_tensor(parse_codec_spec("topk:count=3"), meta, std::as_bytes(std::span<const float>(x)));
+    const EncodedTensor e = encode_tensor(parse_codec_spec("topk:count=3"), meta,
+                                          std::as_bytes(std::span<const float>(x)));
     CHECK(e.codec_id == 4);
     CHECK(e.payload == expected);
 

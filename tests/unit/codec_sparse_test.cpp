@@ -4,9 +4,9 @@
 #include <random>
 #include <vector>
 
+#include "common/small_float.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
-#include "common/small_float.hpp"
 #include "select/topk.hpp"
 
 using namespace gradcodec;
@@ -31,18 +31,22 @@ std::vector<float> heavy_tailed(std::size_t n, std::uint64_t seed) {
     return x;
 }
 
-TensorMeta meta_of(std::size_t n) { return {"layer.weight", DType::f32, {n}}; }
+TensorMeta meta_of(std::size_t n) {
+    return {"layer.weight", DType::f32, {n}};
+}
 
 }  // namespace
 
-TEST_CASE("every sparse selector round-trips: kept values exact in f32, zeros elsewhere", "[codec][sparse]") {
+TEST_CASE("every sparse selector round-trips: kept values exact in f32, zeros elsewhere",
+          "[codec][sparse]") {
     const auto x = heavy_tailed(50000, 1);
     const TensorMeta meta = meta_of(x.size());
-    for (const char* spec : {"topk:density=0.01,values=f32", "topk:count=17,values=f32",
-                             "threshold:value=0.004,values=f32", "dgc:density=0.001,values=f32,seed=3",
-                             "sidco:dist=exp,density=0.01,values=f32",
-                             "sidco:dist=gpareto,density=0.001,stages=2,values=f32",
-                             "sidco:dist=gamma,density=0.01,values=f32,zstd=off"}) {
+    for (const char* spec :
+         {"topk:density=0.01,values=f32", "topk:count=17,values=f32",
+          "threshold:value=0.004,values=f32", "dgc:density=0.001,values=f32,seed=3",
+          "sidco:dist=exp,density=0.01,values=f32",
+          "sidco:dist=gpareto,density=0.001,stages=2,values=f32",
+          "sidco:dist=gamma,density=0.01,values=f32,zstd=off"}) {
         INFO(spec);
         const EncodedTensor e = encode_tensor(parse_codec_spec(spec), meta, as_bytes(x));
         CHECK(e.codec_id == 4);
@@ -65,7 +69,8 @@ TEST_CASE("every sparse selector round-trips: kept values exact in f32, zeros el
 TEST_CASE("top-k keeps exactly k and reports its target density", "[codec][sparse]") {
     const auto x = heavy_tailed(100000, 2);
     const TensorMeta meta = meta_of(x.size());
-    const EncodedTensor e = encode_tensor(parse_codec_spec("topk:density=0.001"), meta, as_bytes(x));
+    const EncodedTensor e =
+        encode_tensor(parse_codec_spec("topk:density=0.001"), meta, as_bytes(x));
     const auto y = decode_floats(e, meta);
     const Selection s = select_topk(x, 100);
     std::size_t nonzero = 0;
@@ -75,7 +80,8 @@ TEST_CASE("top-k keeps exactly k and reports its target density", "[codec][spars
     CHECK(describe_payload(4, meta, e.payload).target_density == 0.001);
 }
 
-TEST_CASE("sparse codecs work on f16, bf16 and f64 tensors and f16/bf16 values", "[codec][sparse]") {
+TEST_CASE("sparse codecs work on f16, bf16 and f64 tensors and f16/bf16 values",
+          "[codec][sparse]") {
     const auto x = heavy_tailed(4096, 3);
     for (const DType dt : {DType::f64, DType::f16, DType::bf16}) {
         const TensorMeta meta{"t", dt, {64, 64}};
@@ -92,7 +98,8 @@ TEST_CASE("sparse codecs work on f16, bf16 and f64 tensors and f16/bf16 values",
                 std::memcpy(&data[2 * i], &h, 2);
             }
         }
-        for (const char* spec : {"topk:density=0.05,values=bf16", "sidco:density=0.05,values=f16"}) {
+        for (const char* spec :
+             {"topk:density=0.05,values=bf16", "sidco:density=0.05,values=f16"}) {
             const EncodedTensor e = encode_tensor(parse_codec_spec(spec), meta, data);
             std::vector<std::byte> out(meta.byte_count());
             decode_tensor(e.codec_id, meta, e.payload, out);
@@ -104,10 +111,10 @@ TEST_CASE("sparse codecs work on f16, bf16 and f64 tensors and f16/bf16 values",
 }
 
 TEST_CASE("sparse specs reject unknown keys and out-of-range values", "[codec][sparse]") {
-    for (const char* bad : {"topk:density=0", "topk:density=2", "topk:density=0.1,count=5",
-                            "topk:stages=2", "threshold", "threshold:value=-1", "dgc:sample=0",
-                            "sidco:dist=normal", "sidco:stages=0", "sidco:stages=x", "topk:zstd=yes",
-                            "topk:values=f8"}) {
+    for (const char* bad :
+         {"topk:density=0", "topk:density=2", "topk:density=0.1,count=5", "topk:stages=2",
+          "threshold", "threshold:value=-1", "dgc:sample=0", "sidco:dist=normal", "sidco:stages=0",
+          "sidco:stages=x", "topk:zstd=yes", "topk:values=f8"}) {
         INFO(bad);
         try {
             validate_codec_spec(parse_codec_spec(bad));
@@ -132,8 +139,8 @@ TEST_CASE("sparse encoding refuses non-finite input unless told to carry it", "[
     }
     EncodeOptions carry;
     carry.allow_nonfinite = true;
-    const EncodedTensor e = encode_tensor(parse_codec_spec("topk:density=0.5,values=f32"), meta,
-                                          as_bytes(x), carry);
+    const EncodedTensor e =
+        encode_tensor(parse_codec_spec("topk:density=0.5,values=f32"), meta, as_bytes(x), carry);
     const auto y = decode_floats(e, meta);
     CHECK(std::isnan(y[1]));
     CHECK(y[0] == 1.0f);
@@ -141,9 +148,9 @@ TEST_CASE("sparse encoding refuses non-finite input unless told to carry it", "[
 }
 
 TEST_CASE("degenerate tensors encode and decode under every selector", "[codec][sparse]") {
-    for (const std::vector<float>& x : {std::vector<float>{}, std::vector<float>{0.0f},
-                                        std::vector<float>(100, 0.0f), std::vector<float>(100, 2.0f),
-                                        std::vector<float>(33, 1e-41f)}) {
+    for (const std::vector<float>& x :
+         {std::vector<float>{}, std::vector<float>{0.0f}, std::vector<float>(100, 0.0f),
+          std::vector<float>(100, 2.0f), std::vector<float>(33, 1e-41f)}) {
         const TensorMeta meta = meta_of(x.size());
         for (const char* spec : {"topk:density=0.1,values=f32", "threshold:value=0,values=f32",
                                  "dgc:density=0.1,values=f32", "sidco:density=0.1,values=f32",
@@ -159,12 +166,14 @@ TEST_CASE("degenerate tensors encode and decode under every selector", "[codec][
 TEST_CASE("hostile sparse payloads are refused, never crash", "[codec][sparse]") {
     const auto x = heavy_tailed(3000, 4);
     const TensorMeta meta = meta_of(x.size());
-    for (const char* spec : {"topk:density=0.01", "topk:density=0.5,values=f32", "sidco:density=0.01,zstd=off"}) {
+    for (const char* spec :
+         {"topk:density=0.01", "topk:density=0.5,values=f32", "sidco:density=0.01,zstd=off"}) {
         const EncodedTensor e = encode_tensor(parse_codec_spec(spec), meta, as_bytes(x));
         std::vector<float> out(x.size());
         auto out_bytes = std::as_writable_bytes(std::span<float>(out));
         for (std::size_t len = 0; len < e.payload.size(); len += 1 + len / 8) {
-            std::vector<std::uint8_t> cut(e.payload.begin(), e.payload.begin() + static_cast<long>(len));
+            std::vector<std::uint8_t> cut(e.payload.begin(),
+                                          e.payload.begin() + static_cast<long>(len));
             CHECK_THROWS_AS(decode_tensor(4, meta, cut, out_bytes), Error);
         }
         auto longer = e.payload;
@@ -182,8 +191,8 @@ TEST_CASE("hostile sparse payloads are refused, never crash", "[codec][sparse]")
         // The same payload against a smaller tensor.
         const TensorMeta small = meta_of(10);
         std::vector<float> small_out(10);
-        CHECK_THROWS_AS(decode_tensor(4, small, e.payload,
-                                      std::as_writable_bytes(std::span<float>(small_out))),
-                        Error);
+        CHECK_THROWS_AS(
+            decode_tensor(4, small, e.payload, std::as_writable_bytes(std::span<float>(small_out))),
+            Error);
     }
 }

@@ -30,7 +30,8 @@ TEST_CASE("the inverse incomplete gamma gives known quantiles", "[fit][gamma]") 
     for (const double q : {0.5, 0.1, 1e-3, 1e-9})
         CHECK(inverse_regularized_upper_gamma(1.0, q) == Approx(-std::log(q)).epsilon(1e-12));
     // chi-square(2k) is 2 * gamma(k): chi2(4) 99.9% = 18.46682695290317.
-    CHECK(2 * inverse_regularized_upper_gamma(2.0, 1e-3) == Approx(18.46682695290317).epsilon(1e-10));
+    CHECK(2 * inverse_regularized_upper_gamma(2.0, 1e-3) ==
+          Approx(18.46682695290317).epsilon(1e-10));
     CHECK(inverse_regularized_upper_gamma(2.0, 1.0) == 0.0);
     CHECK(std::isinf(inverse_regularized_upper_gamma(2.0, 0.0)));
 }
@@ -113,8 +114,8 @@ TEST_CASE("fit_tensor reports params, KS, thresholds and the exact top-k thresho
     std::student_t_distribution<float> t3(3);
     std::vector<float> x(100000);
     for (auto& v : x) v = t3(rng) * 1e-3f;
-    const FitReport r = fit_tensor(x, {Distribution::exp, Distribution::gpareto, Distribution::gamma},
-                                   {0.01, 0.001});
+    const FitReport r = fit_tensor(
+        x, {Distribution::exp, Distribution::gpareto, Distribution::gamma}, {0.01, 0.001});
     CHECK(r.elements == x.size());
     REQUIRE(r.fits.size() == 3);
     CHECK(r.fits[0].params.size() == 1);
@@ -138,11 +139,12 @@ TEST_CASE("fit_tensor reports params, KS, thresholds and the exact top-k thresho
 }
 
 TEST_CASE("fit_tensor handles degenerate tensors and refuses bad input", "[fit]") {
-    const std::vector<Distribution> all{Distribution::exp, Distribution::gpareto, Distribution::gamma};
+    const std::vector<Distribution> all{Distribution::exp, Distribution::gpareto,
+                                        Distribution::gamma};
     CHECK(fit_tensor(std::vector<float>{}, all, {0.01}).fits.empty());
     for (const std::vector<float>& x :
-         {std::vector<float>(1000, 0.0f), std::vector<float>(1000, -0.25f), std::vector<float>{3.0f},
-          std::vector<float>(64, 1e-42f)}) {
+         {std::vector<float>(1000, 0.0f), std::vector<float>(1000, -0.25f),
+          std::vector<float>{3.0f}, std::vector<float>(64, 1e-42f)}) {
         const FitReport r = fit_tensor(x, all, {0.1, 0.01});
         for (const auto& f : r.fits) {
             for (const auto& t : f.thresholds) {

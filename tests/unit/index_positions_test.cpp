@@ -51,7 +51,8 @@ TEST_CASE("every position coder round-trips at densities from 1/n to 1", "[index
         for (const std::uint64_t k : ks) {
             if (k > n) continue;
             const auto p = random_subset(n, k, rng);
-            for (const auto c : {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano}) {
+            for (const auto c :
+                 {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano}) {
                 INFO("n=" << n << " k=" << k << " coder=" << static_cast<int>(c));
                 CHECK(decode(encode_with(c, p, n), n) == p);
             }
@@ -66,10 +67,11 @@ TEST_CASE("every position coder round-trips at densities from 1/n to 1", "[index
 TEST_CASE("position coders round-trip clustered and edge positions", "[index]") {
     const std::uint64_t n = 1u << 20;
     std::vector<std::uint64_t> p;
-    for (std::uint64_t i = 0; i < 300; ++i) p.push_back(i);                // a run at the start
-    for (std::uint64_t i = 500000; i < 500010; ++i) p.push_back(i);        // a cluster
-    p.push_back(n - 1);                                                    // the last element
-    for (const auto c : {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano})
+    for (std::uint64_t i = 0; i < 300; ++i) p.push_back(i);          // a run at the start
+    for (std::uint64_t i = 500000; i < 500010; ++i) p.push_back(i);  // a cluster
+    p.push_back(n - 1);                                              // the last element
+    for (const auto c :
+         {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano})
         CHECK(decode(encode_with(c, p, n), n) == p);
 }
 
@@ -79,14 +81,16 @@ TEST_CASE("the encoder writes the exactly smallest coder", "[index]") {
     for (const std::uint64_t k : {1ull, 20ull, 200ull, 2000ull, 20000ull, 100000ull, 199999ull}) {
         const auto p = random_subset(n, k, rng);
         std::size_t smallest = SIZE_MAX;
-        for (const auto c : {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano})
+        for (const auto c :
+             {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano})
             smallest = std::min(smallest, encode_with(c, p, n).size());
         std::vector<std::uint8_t> best;
         ByteWriter w(best);
         encode_positions(p, n, w);
         CHECK(best.size() == smallest);
         const PositionCosts costs = position_costs(p, n);
-        CHECK(best.size() == kPositionHeaderBytes + std::min({costs.bitmap, costs.rice_gaps, costs.elias_fano}));
+        CHECK(best.size() ==
+              kPositionHeaderBytes + std::min({costs.bitmap, costs.rice_gaps, costs.elias_fano}));
     }
 }
 
@@ -97,7 +101,8 @@ TEST_CASE("the chosen coder is within 5% of log2 C(n,k) on uniform positions", "
         const auto k = static_cast<std::uint64_t>(d * static_cast<double>(n));
         const auto p = random_subset(n, k, rng);
         const PositionCosts c = position_costs(p, n);
-        const double bits = 8.0 * static_cast<double>(std::min({c.bitmap, c.rice_gaps, c.elias_fano}));
+        const double bits =
+            8.0 * static_cast<double>(std::min({c.bitmap, c.rice_gaps, c.elias_fano}));
         INFO("density " << d << ": " << bits / static_cast<double>(k) << " bits per position");
         CHECK(bits <= 1.05 * log2_binomial(n, k));
     }
@@ -114,12 +119,14 @@ TEST_CASE("hostile position sections are refused", "[index]") {
             CHECK(e.kind() == ErrorKind::damaged_stream);
         }
     };
-    for (const auto c : {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano}) {
+    for (const auto c :
+         {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano}) {
         const auto good = encode_with(c, p, n);
         INFO("coder " << static_cast<int>(c));
         // Truncation at every length.
         for (std::size_t len = 0; len < good.size(); ++len)
-            expect_damaged(std::vector<std::uint8_t>(good.begin(), good.begin() + static_cast<long>(len)), n);
+            expect_damaged(
+                std::vector<std::uint8_t>(good.begin(), good.begin() + static_cast<long>(len)), n);
         // k larger than n, a huge k, an unknown coder, a wrong length.
         auto big_k = good;
         big_k[1] = 0xe9;

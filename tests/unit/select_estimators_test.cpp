@@ -70,9 +70,11 @@ TEST_CASE("single-stage SIDCo GP matches the generalized Pareto quantile", "[sel
     }
 }
 
-TEST_CASE("SIDCo stages=auto brings heavy tails within [0.8, 1.25] of the target", "[select][sidco]") {
+TEST_CASE("SIDCo stages=auto brings heavy tails within [0.8, 1.25] of the target",
+          "[select][sidco]") {
     const auto x = student_t3(1'000'000, 4);
-    for (const Distribution dist : {Distribution::exp, Distribution::gpareto, Distribution::gamma}) {
+    for (const Distribution dist :
+         {Distribution::exp, Distribution::gpareto, Distribution::gamma}) {
         for (const double d : {0.01, 0.001}) {
             INFO("dist=" << static_cast<int>(dist) << " density=" << d);
             const SidcoThreshold t = sidco_threshold(x, {dist, d, 0});
@@ -101,11 +103,17 @@ TEST_CASE("SIDCo on a GP tail without finite variance stays finite", "[select][s
 
 TEST_CASE("SIDCo handles all-zero, constant, tiny and subnormal tensors", "[select][sidco]") {
     const float sub = 1e-41f;
-    const std::vector<std::vector<float>> cases = {
-        {}, {0.0f}, {2.0f}, {1.0f, -1.0f}, std::vector<float>(1000, 0.0f),
-        std::vector<float>(1000, 0.5f), std::vector<float>(1000, sub), {sub, 2 * sub, 0.0f, -3 * sub}};
+    const std::vector<std::vector<float>> cases = {{},
+                                                   {0.0f},
+                                                   {2.0f},
+                                                   {1.0f, -1.0f},
+                                                   std::vector<float>(1000, 0.0f),
+                                                   std::vector<float>(1000, 0.5f),
+                                                   std::vector<float>(1000, sub),
+                                                   {sub, 2 * sub, 0.0f, -3 * sub}};
     for (const auto& x : cases) {
-        for (const Distribution dist : {Distribution::exp, Distribution::gpareto, Distribution::gamma}) {
+        for (const Distribution dist :
+             {Distribution::exp, Distribution::gpareto, Distribution::gamma}) {
             for (const int stages : {0, 1, 4}) {
                 const SidcoThreshold t = sidco_threshold(x, {dist, 0.01, stages});
                 CHECK(std::isfinite(t.threshold));
@@ -117,7 +125,8 @@ TEST_CASE("SIDCo handles all-zero, constant, tiny and subnormal tensors", "[sele
     }
     // Equal values cannot be split by a threshold: a constant tensor keeps nothing.
     CHECK(sidco_threshold(std::vector<float>(1000, 0.5f), {Distribution::exp, 0.01, 0}).count == 0);
-    CHECK(sidco_threshold(std::vector<float>(1000, 0.0f), {Distribution::gamma, 0.01, 0}).count == 0);
+    CHECK(sidco_threshold(std::vector<float>(1000, 0.0f), {Distribution::gamma, 0.01, 0}).count ==
+          0);
 }
 
 TEST_CASE("DGC keeps between 0.8k and 1.3k, or exactly the top k", "[select][dgc]") {

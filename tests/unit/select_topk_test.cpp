@@ -94,8 +94,8 @@ TEST_CASE("a top-k of zeros and negative zeros treats them as equal", "[select][
 
 TEST_CASE("a top-k orders subnormals below normals and by value", "[select][topk]") {
     const float tiny = std::numeric_limits<float>::denorm_min();
-    std::vector<float> x = {tiny, 3 * tiny, -2 * tiny, 0.0f, std::numeric_limits<float>::min(),
-                            -tiny, 1e-40f, -1e-41f};
+    std::vector<float> x = {tiny,  3 * tiny, -2 * tiny, 0.0f, std::numeric_limits<float>::min(),
+                            -tiny, 1e-40f,   -1e-41f};
     for (std::uint64_t k = 1; k <= x.size(); ++k) check_against_brute(x, k);
     CHECK(select_topk(x, 2).indices == std::vector<std::uint64_t>{4, 6});
 }
@@ -113,11 +113,13 @@ TEST_CASE("a top-k of k = 0 or an empty tensor keeps nothing", "[select][topk]")
     CHECK(select_topk(x, 9).indices.size() == 2);
 }
 
-TEST_CASE("a top-k with many values in the k-th bucket takes the whole-tensor path", "[select][topk]") {
+TEST_CASE("a top-k with many values in the k-th bucket takes the whole-tensor path",
+          "[select][topk]") {
     // Values sharing their top 16 bits: more than a quarter of the tensor is a candidate.
     std::mt19937_64 rng(3);
     std::vector<float> x(20000);
-    for (auto& v : x) v = std::bit_cast<float>(0x3f800000u | static_cast<std::uint32_t>(rng() % 65536));
+    for (auto& v : x)
+        v = std::bit_cast<float>(0x3f800000u | static_cast<std::uint32_t>(rng() % 65536));
     for (std::uint64_t k : {1ull, 77ull, 10000ull, 19999ull}) check_against_brute(x, k);
 }
 

@@ -25,10 +25,10 @@ struct FitOptions {
 };
 
 struct FitThreshold {
-    double density = 0;   // the target
-    double threshold = 0; // SIDCo's eta: the estimator keeps |x| > eta
-    double achieved = 0;  // count(|x| > eta) / n
-    int stages = 1;       // stages used
+    double density = 0;    // the target
+    double threshold = 0;  // SIDCo's eta: the estimator keeps |x| > eta
+    double achieved = 0;   // count(|x| > eta) / n
+    int stages = 1;        // stages used
 };
 
 struct DistributionFit {

@@ -48,12 +48,17 @@ Chosen run_selector(const SparseParams& p, std::span<const float> x) {
         case Selector::topk: {
             const std::uint64_t k = p.count ? std::min<std::uint64_t>(*p.count, x.size())
                                             : topk_count(x.size(), p.density);
-            if (p.count) c.target = x.empty() ? 1.0 : static_cast<double>(k) / static_cast<double>(x.size());
+            if (p.count)
+                c.target = x.empty() ? 1.0 : static_cast<double>(k) / static_cast<double>(x.size());
             c.selection = select_topk(x, k);
             break;
         }
-        case Selector::threshold: c.selection = select_above(x, p.threshold); break;
-        case Selector::dgc: c.selection = select_dgc(x, p.dgc); break;
+        case Selector::threshold:
+            c.selection = select_above(x, p.threshold);
+            break;
+        case Selector::dgc:
+            c.selection = select_dgc(x, p.dgc);
+            break;
         case Selector::sidco: {
             const SidcoThreshold t = sidco_threshold(x, p.sidco);
             c.selection = select_above(x, t.threshold);
@@ -130,7 +135,8 @@ Header read_header(ByteReader& r, std::uint64_t n) {
     h.dist = r.u8();
     h.stages = r.u8();
     const bool sidco = h.selector == Selector::sidco;
-    if (sidco ? (h.dist < 1 || h.dist > 3) : h.dist != 0) r.damaged("invalid distribution " + std::to_string(h.dist));
+    if (sidco ? (h.dist < 1 || h.dist > 3) : h.dist != 0)
+        r.damaged("invalid distribution " + std::to_string(h.dist));
     if (sidco ? (h.stages < 1 || h.stages > kSidcoMaxStages) : h.stages != 0) {
         r.damaged("invalid stage count " + std::to_string(h.stages));
     }
@@ -164,16 +170,23 @@ std::vector<std::uint8_t> read_section(ByteReader& r, bool compressed, std::uint
     return {bytes.begin(), bytes.end()};
 }
 
-std::uint64_t position_limit(std::uint64_t n) { return kPositionHeaderBytes + (n + 7) / 8; }
-std::uint64_t value_limit(std::uint64_t count) { return 4 * count + kValueSlack; }
+std::uint64_t position_limit(std::uint64_t n) {
+    return kPositionHeaderBytes + (n + 7) / 8;
+}
+std::uint64_t value_limit(std::uint64_t count) {
+    return 4 * count + kValueSlack;
+}
 
-void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload, std::span<std::byte> out) {
+void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+            std::span<std::byte> out) {
     const std::uint64_t n = meta.element_count();
     const std::string what = meta.name + ": sparse payload";
     ByteReader r(payload, what);
     const Header h = read_header(r, n);
-    const auto positions = read_section(r, h.flags & kFlagPositionsZstd, position_limit(n), "position section");
-    const auto value_bytes = read_section(r, h.flags & kFlagValuesZstd, value_limit(h.count), "value section");
+    const auto positions =
+        read_section(r, h.flags & kFlagPositionsZstd, position_limit(n), "position section");
+    const auto value_bytes =
+        read_section(r, h.flags & kFlagValuesZstd, value_limit(h.count), "value section");
     r.expect_end();
 
     ByteReader vr(value_bytes, what + " value section");
@@ -218,26 +231,40 @@ std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
                                  std::span<const std::byte> data, const EncodeOptions& options) {
     require_float_tensor(spec, meta);
     const SparseParams p = parse_sparse_params(spec);
-    return encode_float32(meta, data, [&](std::span<const float> x) {
-        return encode_sparse(p, meta, x, options);
-    });
+    return encode_float32(
+        meta, data, [&](std::span<const float> x) { return encode_sparse(p, meta, x, options); });
 }
 
-void validate(const CodecSpec& spec) { parse_sparse_params(spec); }
+void validate(const CodecSpec& spec) {
+    parse_sparse_params(spec);
+}
 
 }  // namespace
 
 // Achieved count and threshold are in the header; inspect reads them via describe.
-const CodecDef kTopkCodec{"topk", kCodecSparse,
-                          "exact top-k by magnitude (density=D | count=K, values=f16|f32|bf16|rangeq)",
-                          true, validate, encode, decode, describe};
-const CodecDef kThresholdCodec{"threshold", kCodecSparse, "keep |x| > value=T", true, validate,
-                               encode, decode, describe};
-const CodecDef kDgcCodec{"dgc", kCodecSparse,
-                         "DGC sampled threshold (density=D, sample=0.01, seed=0)", true, validate,
-                         encode, decode, describe};
-const CodecDef kSidcoCodec{"sidco", kCodecSparse,
-                           "SIDCo fitted threshold (dist=exp|gpareto|gamma, density=D, stages=auto|1..16)",
-                           true, validate, encode, decode, describe};
+const CodecDef kTopkCodec{
+    "topk",
+    kCodecSparse,
+    "exact top-k by magnitude (density=D | count=K, values=f16|f32|bf16|rangeq)",
+    true,
+    validate,
+    encode,
+    decode,
+    describe};
+const CodecDef kThresholdCodec{
+    "threshold", kCodecSparse, "keep |x| > value=T", true, validate, encode, decode, describe};
+const CodecDef kDgcCodec{
+    "dgc",  kCodecSparse, "DGC sampled threshold (density=D, sample=0.01, seed=0)",
+    true,   validate,     encode,
+    decode, describe};
+const CodecDef kSidcoCodec{
+    "sidco",
+    kCodecSparse,
+    "SIDCo fitted threshold (dist=exp|gpareto|gamma, density=D, stages=auto|1..16)",
+    true,
+    validate,
+    encode,
+    decode,
+    describe};
 
 }  // namespace gradcodec

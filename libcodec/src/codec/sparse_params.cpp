@@ -60,7 +60,8 @@ SparseParams parse_sparse_params(const CodecSpec& spec) {
             break;
         case Selector::threshold: {
             const auto v = p.optional_number("value", 0.0, std::numeric_limits<double>::max());
-            if (!v) fail(ErrorKind::usage, "codec 'threshold' needs value=T (keeps |x| > T, T >= 0)");
+            if (!v)
+                fail(ErrorKind::usage, "codec 'threshold' needs value=T (keeps |x| > T, T >= 0)");
             out.threshold = float_at_most(*v);
             out.density = -1;
             break;

@@ -9,13 +9,15 @@ namespace gradcodec {
 std::vector<std::uint8_t> zstd_compress_section(std::span<const std::uint8_t> raw, int level) {
     std::vector<std::uint8_t> out(ZSTD_compressBound(raw.size()));
     const std::size_t rc = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), level);
-    if (ZSTD_isError(rc)) fail(ErrorKind::io, std::string("zstd compress: ") + ZSTD_getErrorName(rc));
+    if (ZSTD_isError(rc))
+        fail(ErrorKind::io, std::string("zstd compress: ") + ZSTD_getErrorName(rc));
     out.resize(rc);
     return out;
 }
 
 std::vector<std::uint8_t> zstd_decompress_section(std::span<const std::uint8_t> frame,
-                                                  std::uint64_t max_size, const ByteReader& errors) {
+                                                  std::uint64_t max_size,
+                                                  const ByteReader& errors) {
     const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
     if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN) {
         errors.damaged("zstd section does not declare its size");

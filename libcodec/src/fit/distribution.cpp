@@ -12,7 +12,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kShapeZero = 1e-9;  // |xi| below this uses the exponential limit
 
-bool point_mass(const DistFit& f) { return std::isinf(f.shape); }
+bool point_mass(const DistFit& f) {
+    return std::isinf(f.shape);
+}
 
 }  // namespace
 
@@ -68,7 +70,8 @@ DistFit fit_gamma(const LogStats& s, std::uint64_t total) {
 double tail_quantile(const DistFit& f, double p) {
     if (point_mass(f)) return f.scale;
     switch (f.dist) {
-        case Distribution::exp: return f.scale * std::log(1.0 / p);
+        case Distribution::exp:
+            return f.scale * std::log(1.0 / p);
         case Distribution::gpareto:
             if (std::fabs(f.shape) < kShapeZero) return f.scale * std::log(1.0 / p);
             return f.scale / f.shape * std::expm1(-f.shape * std::log(p));
@@ -84,9 +87,11 @@ double tail_quantile(const DistFit& f, double p) {
 
 double fitted_cdf(const DistFit& f, double x) {
     if (x < 0) return 0.0;
-    if (point_mass(f)) return x >= f.scale ? 1.0 : f.dist == Distribution::gamma ? f.zero_fraction : 0.0;
+    if (point_mass(f))
+        return x >= f.scale ? 1.0 : f.dist == Distribution::gamma ? f.zero_fraction : 0.0;
     switch (f.dist) {
-        case Distribution::exp: return f.scale > 0 ? -std::expm1(-x / f.scale) : 1.0;
+        case Distribution::exp:
+            return f.scale > 0 ? -std::expm1(-x / f.scale) : 1.0;
         case Distribution::gpareto: {
             if (f.scale <= 0) return 1.0;
             if (std::fabs(f.shape) < kShapeZero) return -std::expm1(-x / f.scale);

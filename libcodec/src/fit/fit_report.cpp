@@ -16,17 +16,22 @@ namespace {
 
 DistFit single_stage_fit(std::span<const float> x, Distribution d) {
     switch (d) {
-        case Distribution::exp: return fit_exp(tail_stats(x, -1.0f));
-        case Distribution::gpareto: return fit_gpareto(tail_stats(x, -1.0f));
-        case Distribution::gamma: return fit_gamma(log_stats(x), x.size());
+        case Distribution::exp:
+            return fit_exp(tail_stats(x, -1.0f));
+        case Distribution::gpareto:
+            return fit_gpareto(tail_stats(x, -1.0f));
+        case Distribution::gamma:
+            return fit_gamma(log_stats(x), x.size());
     }
     return {};
 }
 
 std::vector<std::pair<std::string, double>> named_params(const DistFit& f) {
     switch (f.dist) {
-        case Distribution::exp: return {{"scale", f.scale}};
-        case Distribution::gpareto: return {{"shape", f.shape}, {"scale", f.scale}};
+        case Distribution::exp:
+            return {{"scale", f.scale}};
+        case Distribution::gpareto:
+            return {{"shape", f.shape}, {"scale", f.scale}};
         case Distribution::gamma:
             return {{"shape", f.shape}, {"scale", f.scale}, {"zero_fraction", f.zero_fraction}};
     }
@@ -36,7 +41,8 @@ std::vector<std::pair<std::string, double>> named_params(const DistFit& f) {
 std::vector<float> sorted_magnitudes(std::span<const float> x) {
     // Non-negative floats order like their bit patterns: sorting integers is faster.
     std::vector<std::uint32_t> bits(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) bits[i] = std::bit_cast<std::uint32_t>(x[i]) & 0x7fffffffu;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        bits[i] = std::bit_cast<std::uint32_t>(x[i]) & 0x7fffffffu;
     std::sort(bits.begin(), bits.end());
     std::vector<float> out(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) out[i] = std::bit_cast<float>(bits[i]);
@@ -47,9 +53,12 @@ std::vector<float> sorted_magnitudes(std::span<const float> x) {
 
 std::string_view distribution_name(Distribution d) {
     switch (d) {
-        case Distribution::exp: return "exp";
-        case Distribution::gpareto: return "gpareto";
-        case Distribution::gamma: return "gamma";
+        case Distribution::exp:
+            return "exp";
+        case Distribution::gpareto:
+            return "gpareto";
+        case Distribution::gamma:
+            return "gamma";
     }
     return "?";
 }
@@ -64,8 +73,8 @@ FitReport fit_tensor(std::span<const float> x, const std::vector<Distribution>& 
                      const std::vector<double>& densities, const FitOptions& options) {
     for (const double d : densities) {
         if (!(d > 0 && d <= 1)) {
-            fail(ErrorKind::usage, options.tensor_name + ": density " + std::to_string(d) +
-                                       " is outside (0, 1]");
+            fail(ErrorKind::usage,
+                 options.tensor_name + ": density " + std::to_string(d) + " is outside (0, 1]");
         }
     }
     if (options.stages < 0 || options.stages > kSidcoMaxStages) {

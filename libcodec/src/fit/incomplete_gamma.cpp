@@ -11,7 +11,9 @@ constexpr double kTiny = 1e-300;
 constexpr int kMaxTerms = 100000;
 
 // log of x^a e^-x / Gamma(a): the common prefactor of both expansions.
-double log_prefactor(double a, double x) { return a * std::log(x) - x - std::lgamma(a); }
+double log_prefactor(double a, double x) {
+    return a * std::log(x) - x - std::lgamma(a);
+}
 
 // Series for P(a, x): sum_{n>=0} x^n / (a (a+1) ... (a+n)).
 double lower_series(double a, double x) {
@@ -91,11 +93,14 @@ double inverse_regularized_upper_gamma(double a, double q) {
     for (int iter = 0; iter < 400; ++iter) {
         const double f = regularized_upper_gamma(a, x) - q;
         if (f == 0) return x;
-        if (f > 0) lo = x; else hi = x;
+        if (f > 0)
+            lo = x;
+        else
+            hi = x;
         const double density = std::exp((a - 1.0) * std::log(x) - x - std::lgamma(a));
         double next = std::numeric_limits<double>::quiet_NaN();
         if (density > 0 && std::isfinite(density)) {
-            const double t = -f / density;  // f / f', with f' = -density
+            const double t = -f / density;                 // f / f', with f' = -density
             const double curvature = (a - 1.0) / x - 1.0;  // f'' / f'
             const double denom = 1.0 - 0.5 * t * curvature;
             next = x - (denom > 0.5 ? t / denom : t);

@@ -63,8 +63,10 @@ BlockSums block_sums(const float* v, std::size_t n, float above) {
         q1 = _mm_add_ps(q1, _mm_mul_ps(d1, d1));
         c0 = _mm_sub_epi32(c0, _mm_castps_si128(in0));
         c1 = _mm_sub_epi32(c1, _mm_castps_si128(in1));
-        m0 = _mm_min_ps(m0, _mm_or_ps(_mm_and_ps(in0, a0), _mm_andnot_ps(in0, _mm_set1_ps(INFINITY))));
-        m1 = _mm_min_ps(m1, _mm_or_ps(_mm_and_ps(in1, a1), _mm_andnot_ps(in1, _mm_set1_ps(INFINITY))));
+        m0 = _mm_min_ps(m0,
+                        _mm_or_ps(_mm_and_ps(in0, a0), _mm_andnot_ps(in0, _mm_set1_ps(INFINITY))));
+        m1 = _mm_min_ps(m1,
+                        _mm_or_ps(_mm_and_ps(in1, a1), _mm_andnot_ps(in1, _mm_set1_ps(INFINITY))));
     }
     alignas(16) float fs[4], fq[4], fm[4];
     alignas(16) std::uint32_t fc[4];

@@ -3,6 +3,7 @@
 // bit (i mod 8) of byte i / 8 (least significant first); the last byte is zero-padded.
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,7 +13,7 @@
 namespace gradcodec {
 
 class BitWriter {
-public:
+  public:
     // v < 2^bits, bits <= 64.
     void put(std::uint64_t v, unsigned bits) {
         if (bits == 0) return;
@@ -35,13 +36,14 @@ public:
     }
     std::uint64_t bit_count() const { return 8 * std::uint64_t{bytes_.size()} + fill_; }
     std::vector<std::uint8_t> finish() {
-        for (unsigned b = 0; b < fill_; b += 8) bytes_.push_back(static_cast<std::uint8_t>(acc_ >> b));
+        for (unsigned b = 0; b < fill_; b += 8)
+            bytes_.push_back(static_cast<std::uint8_t>(acc_ >> b));
         acc_ = 0;
         fill_ = 0;
         return std::move(bytes_);
     }
 
-private:
+  private:
     void flush_word() {
         for (int b = 0; b < 64; b += 8) bytes_.push_back(static_cast<std::uint8_t>(acc_ >> b));
     }
@@ -51,7 +53,7 @@ private:
 };
 
 class BitReader {
-public:
+  public:
     BitReader(std::span<const std::uint8_t> data, const std::string& what, std::uint64_t start = 0)
         : data_(data), total_(8 * std::uint64_t{data.size()}), pos_(start), what_(what) {}
 
@@ -86,6 +88,19 @@ public:
             if (zeros > limit) damaged("a gap exceeds the tensor");
         }
     }
+    // One Rice code (unary quotient, then r low bits) from a single window when it fits; false
+    // when the code is longer or near the end, and the caller takes the checked slow path.
+    bool try_rice(unsigned r, std::uint64_t& q, std::uint64_t& low) {
+        if (remaining() < 57) return false;
+        const std::uint64_t w = peek();
+        if (w == 0) return false;
+        const auto tz = static_cast<unsigned>(std::countr_zero(w));
+        if (tz + 1 + r > 56) return false;
+        q = tz;
+        low = (w >> (tz + 1)) & mask(r);
+        pos_ += tz + 1 + r;
+        return true;
+    }
     // The bits from the current position to the end are all zero (canonical padding).
     bool rest_is_zero() const {
         std::uint64_t p = pos_;
@@ -100,7 +115,7 @@ public:
         fail(ErrorKind::damaged_stream, what_ + ": " + why);
     }
 
-private:
+  private:
     static std::uint64_t mask(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
     std::uint64_t peek() const { return peek_at(pos_); }
     // 57 or more valid bits from bit `p` (zeros past the end).
@@ -108,9 +123,14 @@ private:
         const std::size_t byte = p >> 3;
         std::uint64_t w = 0;
         if (byte + 8 <= data_.size()) {
-            for (int i = 0; i < 8; ++i) w |= std::uint64_t{data_[byte + i]} << (8 * i);
+            if constexpr (std::endian::native == std::endian::little) {
+                std::memcpy(&w, data_.data() + byte, 8);
+            } else {
+                for (int i = 0; i < 8; ++i) w |= std::uint64_t{data_[byte + i]} << (8 * i);
+            }
         } else {
-            for (std::size_t i = byte; i < data_.size(); ++i) w |= std::uint64_t{data_[i]} << (8 * (i - byte));
+            for (std::size_t i = byte; i < data_.size(); ++i)
+                w |= std::uint64_t{data_[i]} << (8 * (i - byte));
         }
         return w >> (p & 7);
     }

@@ -49,7 +49,8 @@ void decode_elias_fano(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned
     std::uint64_t high = 0;
     for (std::uint64_t i = 0; i < k; ++i) {
         high += in.unary(max_high - high);
-        const std::uint64_t lo = l <= 56 ? low.get(l) : (low.get(l - 32) | (low.get(32) << (l - 32)));
+        const std::uint64_t lo =
+            l <= 56 ? low.get(l) : (low.get(l - 32) | (low.get(32) << (l - 32)));
         out.push((high << l) | lo);
     }
     // The upper part ends with exactly max_high - high zeros (checked as padding by the caller).

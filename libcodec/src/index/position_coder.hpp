@@ -43,9 +43,9 @@ std::vector<std::uint64_t> decode_positions(ByteReader& in, std::uint64_t n);
 
 struct PositionSectionInfo {
     PositionCoder coder = PositionCoder::bitmap;
-    std::uint64_t count = 0;      // k
-    unsigned parameter = 0;       // Rice parameter or Elias-Fano low bits
-    std::uint64_t bits = 0;       // the whole section, header included, in bits
+    std::uint64_t count = 0;  // k
+    unsigned parameter = 0;   // Rice parameter or Elias-Fano low bits
+    std::uint64_t bits = 0;   // the whole section, header included, in bits
 };
 
 // Reads (and checks) the header, skips the data: for `inspect`.

@@ -14,12 +14,15 @@ namespace gradcodec {
 
 // Buffers decoded positions and checks the invariants every coder must honour.
 class PositionEmitter {
-public:
+  public:
     PositionEmitter(std::uint64_t n, const PositionSink& sink, const BitReader& reader)
         : n_(n), sink_(sink), reader_(reader) {}
     void push(std::uint64_t p) {
-        if (p >= n_) reader_.damaged("position " + std::to_string(p) + " >= element count " + std::to_string(n_));
-        if (count_ > 0 && p <= last_) reader_.damaged("positions are not strictly increasing at " + std::to_string(p));
+        if (p >= n_)
+            reader_.damaged("position " + std::to_string(p) + " >= element count " +
+                            std::to_string(n_));
+        if (count_ > 0 && p <= last_)
+            reader_.damaged("positions are not strictly increasing at " + std::to_string(p));
         last_ = p;
         ++count_;
         buffer_[fill_++] = p;
@@ -31,7 +34,7 @@ public:
     }
     std::uint64_t count() const { return count_; }
 
-private:
+  private:
     std::uint64_t n_;
     const PositionSink& sink_;
     const BitReader& reader_;
@@ -41,7 +44,9 @@ private:
     std::uint64_t last_ = 0;
 };
 
-inline std::uint64_t bytes_for_bits(std::uint64_t bits) { return bits / 8 + (bits % 8 != 0); }
+inline std::uint64_t bytes_for_bits(std::uint64_t bits) {
+    return bits / 8 + (bits % 8 != 0);
+}
 
 std::uint64_t bitmap_data_bytes(std::uint64_t n);
 std::vector<std::uint8_t> encode_bitmap(std::span<const std::uint64_t> sorted, std::uint64_t n);

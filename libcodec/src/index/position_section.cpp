@@ -44,11 +44,13 @@ Header read_header(ByteReader& in, std::uint64_t n) {
             if (h.parameter != 0) in.damaged("bitmap parameter must be 0");
             if (h.length != bitmap_data_bytes(n)) {
                 in.damaged("bitmap of " + std::to_string(h.length) + " bytes, " +
-                           std::to_string(n) + " elements need " + std::to_string(bitmap_data_bytes(n)));
+                           std::to_string(n) + " elements need " +
+                           std::to_string(bitmap_data_bytes(n)));
             }
             break;
         case PositionCoder::rice_gaps:
-            if (h.parameter > 63) in.damaged("Rice parameter " + std::to_string(h.parameter) + " > 63");
+            if (h.parameter > 63)
+                in.damaged("Rice parameter " + std::to_string(h.parameter) + " > 63");
             // Every code spends at least r + 1 bits.
             if (h.k > 0 && h.k > (8 * h.length) / (h.parameter + 1)) {
                 in.damaged(std::to_string(h.k) + " Rice codes cannot fit in " +
@@ -56,7 +58,8 @@ Header read_header(ByteReader& in, std::uint64_t n) {
             }
             break;
         case PositionCoder::elias_fano: {
-            if (h.parameter > 63) in.damaged("Elias-Fano low bits " + std::to_string(h.parameter) + " > 63");
+            if (h.parameter > 63)
+                in.damaged("Elias-Fano low bits " + std::to_string(h.parameter) + " > 63");
             if (h.k > 0 && h.parameter > 0 && h.k > (~0ull / 2) / h.parameter) {
                 in.damaged("Elias-Fano size overflows");
             }
@@ -74,9 +77,12 @@ Header read_header(ByteReader& in, std::uint64_t n) {
 std::vector<std::uint8_t> encode_data(PositionCoder coder, const PositionCosts& c,
                                       std::span<const std::uint64_t> sorted, std::uint64_t n) {
     switch (coder) {
-        case PositionCoder::bitmap: return encode_bitmap(sorted, n);
-        case PositionCoder::rice_gaps: return encode_rice(sorted, c.rice_parameter);
-        case PositionCoder::elias_fano: return encode_elias_fano(sorted, n, c.elias_fano_low_bits);
+        case PositionCoder::bitmap:
+            return encode_bitmap(sorted, n);
+        case PositionCoder::rice_gaps:
+            return encode_rice(sorted, c.rice_parameter);
+        case PositionCoder::elias_fano:
+            return encode_elias_fano(sorted, n, c.elias_fano_low_bits);
     }
     return {};
 }
@@ -93,7 +99,10 @@ PositionCosts position_costs(std::span<const std::uint64_t> sorted, std::uint64_
     c.elias_fano = bytes_for_bits(elias_fano_data_bits(n, k, c.elias_fano_low_bits));
     c.best = PositionCoder::bitmap;
     std::uint64_t best = c.bitmap;
-    if (c.rice_gaps < best) { c.best = PositionCoder::rice_gaps; best = c.rice_gaps; }
+    if (c.rice_gaps < best) {
+        c.best = PositionCoder::rice_gaps;
+        best = c.rice_gaps;
+    }
     if (c.elias_fano < best) c.best = PositionCoder::elias_fano;
     return c;
 }
@@ -105,7 +114,7 @@ void write_section(PositionCoder coder, const PositionCosts& c,
     const std::vector<std::uint8_t> data = encode_data(coder, c, sorted, n);
     out.u8(static_cast<std::uint8_t>(coder));
     out.u64(sorted.size());
-    out.u8(static_cast<std::uint8_t>(coder == PositionCoder::rice_gaps     ? c.rice_parameter
+    out.u8(static_cast<std::uint8_t>(coder == PositionCoder::rice_gaps    ? c.rice_parameter
                                      : coder == PositionCoder::elias_fano ? c.elias_fano_low_bits
                                                                           : 0));
     out.u64(data.size());
@@ -132,9 +141,15 @@ std::uint64_t decode_positions(ByteReader& in, std::uint64_t n, const PositionSi
     BitReader bits(data, "position section");
     PositionEmitter out(n, sink, bits);
     switch (h.coder) {
-        case PositionCoder::bitmap: decode_bitmap(bits, n, h.k, out); break;
-        case PositionCoder::rice_gaps: decode_rice(bits, n, h.k, h.parameter, out); break;
-        case PositionCoder::elias_fano: decode_elias_fano(bits, n, h.k, h.parameter, out); break;
+        case PositionCoder::bitmap:
+            decode_bitmap(bits, n, h.k, out);
+            break;
+        case PositionCoder::rice_gaps:
+            decode_rice(bits, n, h.k, h.parameter, out);
+            break;
+        case PositionCoder::elias_fano:
+            decode_elias_fano(bits, n, h.k, h.parameter, out);
+            break;
     }
     out.flush();
     // Canonical: no whole spare byte, and zero padding bits.

@@ -22,8 +22,8 @@ std::uint64_t splitmix64(std::uint64_t seed) {
 // The k_s-th largest magnitude of a strided sample.
 std::uint32_t sampled_threshold(std::span<const float> x, const DgcParams& p) {
     const std::uint64_t n = x.size();
-    const double wanted = std::max(std::ceil(p.sample * static_cast<double>(n)),
-                                   std::ceil(2.0 / p.density));
+    const double wanted =
+        std::max(std::ceil(p.sample * static_cast<double>(n)), std::ceil(2.0 / p.density));
     const std::uint64_t samples =
         wanted >= static_cast<double>(n) ? n : static_cast<std::uint64_t>(wanted);
     const std::uint64_t stride = n / samples;

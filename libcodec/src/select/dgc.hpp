@@ -10,9 +10,9 @@
 namespace gradcodec {
 
 struct DgcParams {
-    double density = 0.01;     // in (0, 1]
-    double sample = 0.01;      // sample ratio in (0, 1]; never fewer than ceil(2/density)
-    std::uint64_t seed = 0;    // picks the strided sample's start: same seed, same selection
+    double density = 0.01;   // in (0, 1]
+    double sample = 0.01;    // sample ratio in (0, 1]; never fewer than ceil(2/density)
+    std::uint64_t seed = 0;  // picks the strided sample's start: same seed, same selection
 };
 
 inline constexpr int kDgcRounds = 10;

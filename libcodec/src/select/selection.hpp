@@ -23,6 +23,8 @@ inline std::uint32_t magnitude_bits(float x) {
 }
 
 // The smallest magnitude pattern that |x| > t selects (t >= 0, finite or +inf).
-inline std::uint32_t bits_above(float t) { return magnitude_bits(t) + 1; }
+inline std::uint32_t bits_above(float t) {
+    return magnitude_bits(t) + 1;
+}
 
 }  // namespace gradcodec

@@ -55,7 +55,7 @@ double staged_threshold(std::span<const float> tail, double eta1, int stages, do
         if (2 * s.count < cur.size()) {
             std::vector<float> next;
             next.reserve(s.count);
-            gather_magnitudes_at_least(cur, bits_above(float_threshold(tmin) ), next);
+            gather_magnitudes_at_least(cur, bits_above(float_threshold(tmin)), next);
             // gather keeps > tmin; the minimum itself is at tmin and is below the new eta.
             work = std::move(next);
             cur = work;
@@ -94,8 +94,9 @@ SidcoThreshold sidco_threshold(std::span<const float> x, const SidcoParams& p) {
     auto attempt = [&](int stages) {
         SidcoThreshold t;
         t.stages = stages;
-        const double eta = stages == 1 ? tail_quantile(f1, p.density)
-                                       : staged_threshold(tail, eta1, stages, p.density, x.size(), p.dist);
+        const double eta = stages == 1
+                               ? tail_quantile(f1, p.density)
+                               : staged_threshold(tail, eta1, stages, p.density, x.size(), p.dist);
         t.threshold = float_threshold(std::max(eta, eta1));
         // Every kept element is above eta1, so counting over the tail is exact.
         t.count = count_at_least(tail, bits_above(t.threshold));

@@ -24,8 +24,8 @@ inline constexpr double kSidcoAcceptHigh = 1.25;    // [0.8, 1.25]
 int sidco_auto_stage_bound(double density);
 
 struct SidcoThreshold {
-    float threshold = 0;  // keep |x| > threshold
-    int stages = 1;       // stages used
+    float threshold = 0;      // keep |x| > threshold
+    int stages = 1;           // stages used
     std::uint64_t count = 0;  // elements it keeps
 };
 
