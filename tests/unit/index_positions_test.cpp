@@ -51,8 +51,8 @@ TEST_CASE("every position coder round-trips at densities from 1/n to 1", "[index
         for (const std::uint64_t k : ks) {
             if (k > n) continue;
             const auto p = random_subset(n, k, rng);
-            for (const auto c :
-                 {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano}) {
+            for (const auto c : {PositionCoder::bitmap, PositionCoder::rice_gaps,
+                                 PositionCoder::elias_fano, PositionCoder::rice_blocks}) {
                 INFO("n=" << n << " k=" << k << " coder=" << static_cast<int>(c));
                 CHECK(decode(encode_with(c, p, n), n) == p);
             }
@@ -70,8 +70,8 @@ TEST_CASE("position coders round-trip clustered and edge positions", "[index]") 
     for (std::uint64_t i = 0; i < 300; ++i) p.push_back(i);          // a run at the start
     for (std::uint64_t i = 500000; i < 500010; ++i) p.push_back(i);  // a cluster
     p.push_back(n - 1);                                              // the last element
-    for (const auto c :
-         {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano})
+    for (const auto c : {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano,
+                         PositionCoder::rice_blocks})
         CHECK(decode(encode_with(c, p, n), n) == p);
 }
 
@@ -81,8 +81,8 @@ TEST_CASE("the encoder writes the exactly smallest coder", "[index]") {
     for (const std::uint64_t k : {1ull, 20ull, 200ull, 2000ull, 20000ull, 100000ull, 199999ull}) {
         const auto p = random_subset(n, k, rng);
         std::size_t smallest = SIZE_MAX;
-        for (const auto c :
-             {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano})
+        for (const auto c : {PositionCoder::bitmap, PositionCoder::rice_gaps,
+                             PositionCoder::elias_fano, PositionCoder::rice_blocks})
             smallest = std::min(smallest, encode_with(c, p, n).size());
         std::vector<std::uint8_t> best;
         ByteWriter w(best);
@@ -90,7 +90,8 @@ TEST_CASE("the encoder writes the exactly smallest coder", "[index]") {
         CHECK(best.size() == smallest);
         const PositionCosts costs = position_costs(p, n);
         CHECK(best.size() ==
-              kPositionHeaderBytes + std::min({costs.bitmap, costs.rice_gaps, costs.elias_fano}));
+              kPositionHeaderBytes +
+                  std::min({costs.bitmap, costs.rice_gaps, costs.elias_fano, costs.rice_blocks}));
     }
 }
 
@@ -102,7 +103,8 @@ TEST_CASE("the chosen coder is within 5% of log2 C(n,k) on uniform positions", "
         const auto p = random_subset(n, k, rng);
         const PositionCosts c = position_costs(p, n);
         const double bits =
-            8.0 * static_cast<double>(std::min({c.bitmap, c.rice_gaps, c.elias_fano}));
+            8.0 *
+            static_cast<double>(std::min({c.bitmap, c.rice_gaps, c.elias_fano, c.rice_blocks}));
         INFO("density " << d << ": " << bits / static_cast<double>(k) << " bits per position");
         CHECK(bits <= 1.05 * log2_binomial(n, k));
     }
@@ -119,8 +121,8 @@ TEST_CASE("hostile position sections are refused", "[index]") {
             CHECK(e.kind() == ErrorKind::damaged_stream);
         }
     };
-    for (const auto c :
-         {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano}) {
+    for (const auto c : {PositionCoder::bitmap, PositionCoder::rice_gaps, PositionCoder::elias_fano,
+                         PositionCoder::rice_blocks}) {
         const auto good = encode_with(c, p, n);
         INFO("coder " << static_cast<int>(c));
         // Truncation at every length.
@@ -166,4 +168,23 @@ TEST_CASE("log2 C(n,k) is the information bound", "[index]") {
     CHECK(log2_binomial(10, 0) == 0.0);
     CHECK(log2_binomial(4, 2) == Approx(std::log2(6.0)));
     CHECK(log2_binomial(1000, 1) == Approx(std::log2(1000.0)));
+}
+
+TEST_CASE("blocked Rice codes clustered positions below the uniform bound", "[index]") {
+    // Dense rows among sparse ones, as large gradients cluster by row or channel.
+    std::mt19937_64 rng(4);
+    const std::uint64_t n = 1u << 20;
+    std::vector<std::uint64_t> p;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const bool dense_row = (i / 4096) % 8 == 0;
+        if (rng() % (dense_row ? 4 : 400) == 0) p.push_back(i);
+    }
+    const PositionCosts c = position_costs(p, n);
+    CHECK(c.best == PositionCoder::rice_blocks);
+    CHECK(8.0 * static_cast<double>(c.rice_blocks) < 0.95 * log2_binomial(n, p.size()));
+    std::vector<std::uint8_t> bytes;
+    ByteWriter w(bytes);
+    encode_positions(p, n, w);
+    CHECK(bytes[0] == 4);
+    CHECK(decode(bytes, n) == p);
 }

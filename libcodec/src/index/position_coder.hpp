@@ -1,8 +1,9 @@
 #pragma once
 // Position sections: the ascending indices of the kept elements of an n-element tensor, coded
-// as a bitmap, Golomb-Rice gaps or Elias-Fano, whichever is smallest for this set (sizes are
-// computed exactly, never estimated). Self-describing: the coder, k and its parameter travel in
-// the section (format-spec/codec-sparse.md, "Position section").
+// as a bitmap, Golomb-Rice gaps (one parameter, or one per block of gaps) or Elias-Fano, whichever
+// is smallest for this set (sizes are computed exactly, never estimated). Self-describing: the
+// coder, k and its parameter travel in the section (format-spec/codec-sparse.md, "Position
+// section").
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -12,7 +13,12 @@
 
 namespace gradcodec {
 
-enum class PositionCoder : std::uint8_t { bitmap = 1, rice_gaps = 2, elias_fano = 3 };
+enum class PositionCoder : std::uint8_t {
+    bitmap = 1,
+    rice_gaps = 2,
+    elias_fano = 3,
+    rice_blocks = 4,
+};
 
 inline constexpr std::uint64_t kPositionHeaderBytes = 18;  // u8 coder, u64 k, u8 param, u64 L
 
@@ -21,8 +27,10 @@ struct PositionCosts {
     std::uint64_t bitmap = 0;
     std::uint64_t rice_gaps = 0;
     std::uint64_t elias_fano = 0;
+    std::uint64_t rice_blocks = 0;
     unsigned rice_parameter = 0;
     unsigned elias_fano_low_bits = 0;
+    unsigned rice_block_log2 = 0;
     PositionCoder best = PositionCoder::bitmap;  // smallest; ties to the lower coder id
 };
 

@@ -58,6 +58,19 @@ unsigned best_rice_parameter(std::span<const std::uint64_t> sorted, std::uint64_
 std::vector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r);
 void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r, PositionEmitter& out);
 
+// Rice gaps in blocks of 2^b gaps (b in 5..8 written, 5..16 read), each block led by its own
+// 6-bit parameter: follows the local density of clustered positions.
+inline constexpr unsigned kRiceBlockParameterBits = 6;
+inline constexpr unsigned kRiceBlockLog2Min = 5;
+inline constexpr unsigned kRiceBlockLog2Max = 8;
+inline constexpr unsigned kRiceBlockLog2ReadMax = 16;
+std::uint64_t rice_blocks_data_bits(std::span<const std::uint64_t> sorted, unsigned log2_block);
+unsigned best_rice_block_size(std::span<const std::uint64_t> sorted);
+std::vector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
+                                             unsigned log2_block);
+void decode_rice_blocks(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned log2_block,
+                        PositionEmitter& out);
+
 // Elias-Fano with l low bits: k*l low bits, then ((n-1) >> l) + k upper bits (0 when k = 0).
 std::uint64_t elias_fano_data_bits(std::uint64_t n, std::uint64_t k, unsigned l);
 unsigned best_elias_fano_low_bits(std::uint64_t n, std::uint64_t k);

@@ -29,7 +29,7 @@ struct Header {
 Header read_header(ByteReader& in, std::uint64_t n) {
     Header h{};
     const std::uint8_t coder = in.u8();
-    if (coder < 1 || coder > 3) in.damaged("unknown position coder " + std::to_string(coder));
+    if (coder < 1 || coder > 4) in.damaged("unknown position coder " + std::to_string(coder));
     h.coder = static_cast<PositionCoder>(coder);
     h.k = in.u64();
     if (h.k > n) {
@@ -57,6 +57,20 @@ Header read_header(ByteReader& in, std::uint64_t n) {
                            std::to_string(h.length) + " bytes");
             }
             break;
+        case PositionCoder::rice_blocks: {
+            if (h.parameter < kRiceBlockLog2Min || h.parameter > kRiceBlockLog2ReadMax) {
+                in.damaged("Rice block size 2^" + std::to_string(h.parameter) +
+                           " outside 2^5..2^16");
+            }
+            // Every code spends at least one bit, every block six more.
+            const std::uint64_t blocks =
+                (h.k >> h.parameter) + ((h.k & ((1ull << h.parameter) - 1)) != 0);
+            if (h.k > 8 * h.length || blocks * kRiceBlockParameterBits > 8 * h.length - h.k) {
+                in.damaged(std::to_string(h.k) + " blocked Rice codes cannot fit in " +
+                           std::to_string(h.length) + " bytes");
+            }
+            break;
+        }
         case PositionCoder::elias_fano: {
             if (h.parameter > 63)
                 in.damaged("Elias-Fano low bits " + std::to_string(h.parameter) + " > 63");
@@ -83,6 +97,8 @@ std::vector<std::uint8_t> encode_data(PositionCoder coder, const PositionCosts& 
             return encode_rice(sorted, c.rice_parameter);
         case PositionCoder::elias_fano:
             return encode_elias_fano(sorted, n, c.elias_fano_low_bits);
+        case PositionCoder::rice_blocks:
+            return encode_rice_blocks(sorted, c.rice_block_log2);
     }
     return {};
 }
@@ -97,13 +113,19 @@ PositionCosts position_costs(std::span<const std::uint64_t> sorted, std::uint64_
     c.rice_gaps = bytes_for_bits(rice_data_bits(sorted, c.rice_parameter));
     c.elias_fano_low_bits = best_elias_fano_low_bits(n, k);
     c.elias_fano = bytes_for_bits(elias_fano_data_bits(n, k, c.elias_fano_low_bits));
+    c.rice_block_log2 = best_rice_block_size(sorted);
+    c.rice_blocks = bytes_for_bits(rice_blocks_data_bits(sorted, c.rice_block_log2));
     c.best = PositionCoder::bitmap;
     std::uint64_t best = c.bitmap;
     if (c.rice_gaps < best) {
         c.best = PositionCoder::rice_gaps;
         best = c.rice_gaps;
     }
-    if (c.elias_fano < best) c.best = PositionCoder::elias_fano;
+    if (c.elias_fano < best) {
+        c.best = PositionCoder::elias_fano;
+        best = c.elias_fano;
+    }
+    if (c.rice_blocks < best) c.best = PositionCoder::rice_blocks;
     return c;
 }
 
@@ -114,9 +136,11 @@ void write_section(PositionCoder coder, const PositionCosts& c,
     const std::vector<std::uint8_t> data = encode_data(coder, c, sorted, n);
     out.u8(static_cast<std::uint8_t>(coder));
     out.u64(sorted.size());
-    out.u8(static_cast<std::uint8_t>(coder == PositionCoder::rice_gaps    ? c.rice_parameter
-                                     : coder == PositionCoder::elias_fano ? c.elias_fano_low_bits
-                                                                          : 0));
+    unsigned parameter = 0;
+    if (coder == PositionCoder::rice_gaps) parameter = c.rice_parameter;
+    if (coder == PositionCoder::elias_fano) parameter = c.elias_fano_low_bits;
+    if (coder == PositionCoder::rice_blocks) parameter = c.rice_block_log2;
+    out.u8(static_cast<std::uint8_t>(parameter));
     out.u64(data.size());
     out.bytes(data);
 }
@@ -149,6 +173,9 @@ std::uint64_t decode_positions(ByteReader& in, std::uint64_t n, const PositionSi
             break;
         case PositionCoder::elias_fano:
             decode_elias_fano(bits, n, h.k, h.parameter, out);
+            break;
+        case PositionCoder::rice_blocks:
+            decode_rice_blocks(bits, n, h.k, h.parameter, out);
             break;
     }
     out.flush();
