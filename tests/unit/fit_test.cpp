@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -163,4 +164,24 @@ TEST_CASE("fit_tensor handles degenerate tensors and refuses bad input", "[fit]"
     CHECK_THROWS_AS(fit_tensor(std::vector<float>{1.0f}, all, {0.0}), Error);
     CHECK(parse_distribution("gpareto") == Distribution::gpareto);
     CHECK(!parse_distribution("normal"));
+}
+
+TEST_CASE("the log statistics match libm over normals, subnormals and zeros", "[fit]") {
+    std::vector<float> x = {1.0f,     2.0f,  0.5f,   1.41421f,
+                            1.41422f, 3e-3f, -7.5f,  1e30f,
+                            0.0f,     -0.0f, 1e-40f, std::numeric_limits<float>::denorm_min(),
+                            1.2e-38f};
+    std::mt19937_64 rng(23);
+    std::uniform_real_distribution<float> u(-20, 20);
+    for (int i = 0; i < 1000; ++i) x.push_back(std::exp(u(rng)));
+    double expected = 0;
+    std::uint64_t nonzero = 0;
+    for (const float v : x) {
+        if (v == 0) continue;
+        ++nonzero;
+        expected += std::log(std::fabs(static_cast<double>(v)));
+    }
+    const LogStats s = log_stats(x);
+    CHECK(s.nonzero == nonzero);
+    CHECK(s.sum_log == Approx(expected).epsilon(1e-6));
 }
