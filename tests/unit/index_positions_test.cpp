@@ -7,6 +7,7 @@
 #include "common/byte_io.hpp"
 #include "gradcodec/error.hpp"
 #include "index/position_coder.hpp"
+#include "index/position_coders.hpp"
 
 using namespace gradcodec;
 
@@ -187,4 +188,37 @@ TEST_CASE("blocked Rice codes clustered positions below the uniform bound", "[in
     encode_positions(p, n, w);
     CHECK(bytes[0] == 4);
     CHECK(decode(bytes, n) == p);
+}
+
+TEST_CASE("Rice parameters are the exact minimisers, whole and per block", "[index]") {
+    std::mt19937_64 rng(5);
+    for (int trial = 0; trial < 20; ++trial) {
+        const std::uint64_t n = 1000 + rng() % 200000;
+        const auto p = random_subset(n, 1 + rng() % (n / 3), rng);
+        auto bits_with = [&](std::size_t b, std::size_t e, unsigned r) {
+            std::uint64_t bits = 0;
+            for (std::size_t i = b; i < e; ++i) {
+                const std::uint64_t g = i == 0 ? p[0] : p[i] - p[i - 1] - 1;
+                bits += (g >> r) + 1 + r;
+            }
+            return bits;
+        };
+        auto brute_best = [&](std::size_t b, std::size_t e) {
+            std::uint64_t best = UINT64_MAX;
+            for (unsigned r = 0; r < 40; ++r) best = std::min(best, bits_with(b, e, r));
+            return best;
+        };
+        const RiceCosts c = rice_costs(p);
+        CHECK(c.bits == brute_best(0, p.size()));
+        CHECK(c.bits == bits_with(0, p.size(), c.parameter));
+        std::uint64_t best_blocked = UINT64_MAX;
+        for (unsigned l = kRiceBlockLog2Min; l <= kRiceBlockLog2Max; ++l) {
+            std::uint64_t total = 0;
+            for (std::size_t b = 0; b < p.size(); b += std::size_t{1} << l)
+                total += 6 + brute_best(b, std::min(p.size(), b + (std::size_t{1} << l)));
+            best_blocked = std::min(best_blocked, total);
+        }
+        CHECK(c.block_bits == best_blocked);
+        CHECK(encode_rice_blocks(p, c.block_log2).size() == (c.block_bits + 7) / 8);
+    }
 }

@@ -53,19 +53,29 @@ std::vector<std::uint8_t> encode_bitmap(std::span<const std::uint64_t> sorted, s
 void decode_bitmap(BitReader& in, std::uint64_t n, std::uint64_t k, PositionEmitter& out);
 
 // Gaps g_i = p_i - p_{i-1} - 1 (p_{-1} = -1), each as (g >> r) zeros, a one, then r low bits.
-std::uint64_t rice_data_bits(std::span<const std::uint64_t> sorted, unsigned r);
-unsigned best_rice_parameter(std::span<const std::uint64_t> sorted, std::uint64_t n);
-std::vector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r);
-void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r, PositionEmitter& out);
-
-// Rice gaps in blocks of 2^b gaps (b in 5..8 written, 5..16 read), each block led by its own
-// 6-bit parameter: follows the local density of clustered positions.
+// Blocked: blocks of 2^b gaps (b in 5..8 written, 5..16 read), each led by its own 6-bit r,
+// which follows the local density of clustered positions.
 inline constexpr unsigned kRiceBlockParameterBits = 6;
 inline constexpr unsigned kRiceBlockLog2Min = 5;
 inline constexpr unsigned kRiceBlockLog2Max = 8;
 inline constexpr unsigned kRiceBlockLog2ReadMax = 16;
-std::uint64_t rice_blocks_data_bits(std::span<const std::uint64_t> sorted, unsigned log2_block);
-unsigned best_rice_block_size(std::span<const std::uint64_t> sorted);
+
+struct RiceChoice {
+    unsigned r;
+    std::uint64_t bits;
+};
+
+// Exact data bits of the best single-parameter code and of the best blocked code.
+struct RiceCosts {
+    unsigned parameter = 0;
+    std::uint64_t bits = 0;
+    unsigned block_log2 = kRiceBlockLog2Min;
+    std::uint64_t block_bits = 0;
+};
+RiceCosts rice_costs(std::span<const std::uint64_t> sorted);
+
+std::vector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r);
+void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r, PositionEmitter& out);
 std::vector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
                                              unsigned log2_block);
 void decode_rice_blocks(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned log2_block,

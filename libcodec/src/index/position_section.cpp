@@ -109,12 +109,13 @@ PositionCosts position_costs(std::span<const std::uint64_t> sorted, std::uint64_
     PositionCosts c;
     const std::uint64_t k = sorted.size();
     c.bitmap = bitmap_data_bytes(n);
-    c.rice_parameter = best_rice_parameter(sorted, n);
-    c.rice_gaps = bytes_for_bits(rice_data_bits(sorted, c.rice_parameter));
+    const RiceCosts rice = rice_costs(sorted);
+    c.rice_parameter = rice.parameter;
+    c.rice_gaps = bytes_for_bits(rice.bits);
     c.elias_fano_low_bits = best_elias_fano_low_bits(n, k);
     c.elias_fano = bytes_for_bits(elias_fano_data_bits(n, k, c.elias_fano_low_bits));
-    c.rice_block_log2 = best_rice_block_size(sorted);
-    c.rice_blocks = bytes_for_bits(rice_blocks_data_bits(sorted, c.rice_block_log2));
+    c.rice_block_log2 = rice.block_log2;
+    c.rice_blocks = bytes_for_bits(rice.block_bits);
     c.best = PositionCoder::bitmap;
     std::uint64_t best = c.bitmap;
     if (c.rice_gaps < best) {

@@ -2,6 +2,8 @@
 // kept positions look uniformly spread), or one parameter per block of gaps, which follows the
 // local density of clustered positions (rows or channels of large gradients) and then codes
 // real gradients' positions below the uniform bound log2 C(n,k).
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 
@@ -14,44 +16,39 @@ std::uint64_t gap_at(std::span<const std::uint64_t> sorted, std::size_t i) {
     return i == 0 ? sorted[0] : sorted[i] - sorted[i - 1] - 1;
 }
 
-// Bits of the codes of gaps [begin, end) with parameter r.
-std::uint64_t range_bits(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end,
-                         unsigned r) {
-    std::uint64_t bits = std::uint64_t{end - begin} * (r + 1);
-    for (std::size_t i = begin; i < end; ++i) bits += gap_at(sorted, i) >> r;
-    return bits;
-}
+// Sums of (g >> r) over a run of gaps for every r: the Rice size of the run with parameter r is
+// sum[r] + count * (r + 1), so one pass gives the exact size for every parameter.
+struct ShiftSums {
+    std::array<std::uint64_t, 64> sum{};
+    unsigned top = 0;  // sum[r] == 0 for every r >= top
+    std::uint64_t count = 0;
 
-// The cost is convex in r (its forward difference k - sum ceil((g >> r) / 2) never decreases),
-// so walking downhill from the geometric estimate finds the exact minimum; ties go to the
-// smaller parameter.
-unsigned best_range_parameter(std::span<const std::uint64_t> sorted, std::size_t begin,
-                              std::size_t end, double mean_gap, std::uint64_t* bits_out) {
-    unsigned r = mean_gap > 1 ? static_cast<unsigned>(std::floor(std::log2(mean_gap * 0.6931))) : 0;
-    if (r > 63) r = 63;
-    std::uint64_t cost = range_bits(sorted, begin, end, r);
-    bool moved_down = false;
-    while (r > 0) {
-        const std::uint64_t c = range_bits(sorted, begin, end, r - 1);
-        if (c > cost) break;
-        cost = c;
-        --r;
-        moved_down = true;
+    void add(std::uint64_t g) {
+        unsigned r = 0;
+        for (std::uint64_t v = g; v != 0; v >>= 1) sum[r++] += v;
+        top = std::max(top, r);
+        ++count;
     }
-    while (!moved_down && r < 63) {
-        const std::uint64_t c = range_bits(sorted, begin, end, r + 1);
-        if (c >= cost) break;
-        cost = c;
-        ++r;
+    void merge(const ShiftSums& o) {
+        for (unsigned r = 0; r < o.top; ++r) sum[r] += o.sum[r];
+        top = std::max(top, o.top);
+        count += o.count;
     }
-    if (bits_out) *bits_out = cost;
-    return r;
-}
+    // The smallest size and its parameter (ties to the smaller r); past `top` sizes only grow.
+    RiceChoice best() const {
+        RiceChoice c{0, sum[0] + count};
+        for (unsigned r = 1; r <= std::min(top, 63u); ++r) {
+            const std::uint64_t bits = sum[r] + count * (r + 1);
+            if (bits < c.bits) c = {r, bits};
+        }
+        return c;
+    }
+};
 
-double block_mean_gap(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end) {
-    std::uint64_t sum = 0;
-    for (std::size_t i = begin; i < end; ++i) sum += gap_at(sorted, i);
-    return static_cast<double>(sum) / static_cast<double>(end - begin);
+ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end) {
+    ShiftSums s;
+    for (std::size_t i = begin; i < end; ++i) s.add(gap_at(sorted, i));
+    return s;
 }
 
 void encode_range(BitWriter& w, std::span<const std::uint64_t> sorted, std::size_t begin,
@@ -90,15 +87,47 @@ void decode_range(BitReader& in, std::uint64_t n, std::uint64_t count, unsigned 
 
 }  // namespace
 
-std::uint64_t rice_data_bits(std::span<const std::uint64_t> sorted, unsigned r) {
-    return range_bits(sorted, 0, sorted.size(), r);
-}
-
-unsigned best_rice_parameter(std::span<const std::uint64_t> sorted, std::uint64_t n) {
-    if (sorted.empty()) return 0;
-    const double mean_gap =
-        static_cast<double>(n - sorted.size()) / static_cast<double>(sorted.size());
-    return best_range_parameter(sorted, 0, sorted.size(), mean_gap, nullptr);
+RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
+    // Blocks of 2^5..2^8 gaps nest inside aligned 256-gap groups: build the 32-gap sums, then
+    // merge pairs upwards, so every block size costs one pass in all.
+    constexpr unsigned kLevels = kRiceBlockLog2Max - kRiceBlockLog2Min + 1;
+    constexpr std::size_t kGroup = std::size_t{1} << kRiceBlockLog2Max;
+    constexpr std::size_t kLeaf = std::size_t{1} << kRiceBlockLog2Min;
+    std::array<std::uint64_t, kLevels> block_bits{};
+    ShiftSums total;
+    for (std::size_t g = 0; g < sorted.size(); g += kGroup) {
+        std::array<ShiftSums, kGroup / kLeaf> level;
+        std::size_t blocks = 0;
+        for (std::size_t b = g; b < std::min(sorted.size(), g + kGroup); b += kLeaf) {
+            level[blocks++] = shift_sums(sorted, b, std::min(sorted.size(), b + kLeaf));
+        }
+        for (unsigned l = 0; l < kLevels; ++l) {
+            for (std::size_t i = 0; i < blocks; ++i) {
+                block_bits[l] += kRiceBlockParameterBits + level[i].best().bits;
+            }
+            if (l + 1 == kLevels) break;
+            for (std::size_t i = 0; i < blocks; i += 2) {
+                ShiftSums m = level[i];
+                if (i + 1 < blocks) m.merge(level[i + 1]);
+                level[i / 2] = m;
+            }
+            blocks = (blocks + 1) / 2;
+        }
+        total.merge(level[0]);
+    }
+    RiceCosts c;
+    const RiceChoice plain = total.best();
+    c.parameter = plain.r;
+    c.bits = sorted.empty() ? 0 : plain.bits;
+    c.block_log2 = kRiceBlockLog2Min;
+    c.block_bits = block_bits[0];
+    for (unsigned l = 1; l < kLevels; ++l) {
+        if (block_bits[l] < c.block_bits) {
+            c.block_bits = block_bits[l];
+            c.block_log2 = kRiceBlockLog2Min + l;
+        }
+    }
+    return c;
 }
 
 std::vector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r) {
@@ -113,39 +142,13 @@ void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r,
     decode_range(in, n, k, r, next, out);
 }
 
-std::uint64_t rice_blocks_data_bits(std::span<const std::uint64_t> sorted, unsigned log2_block) {
-    const std::size_t block = std::size_t{1} << log2_block;
-    std::uint64_t bits = 0;
-    for (std::size_t b = 0; b < sorted.size(); b += block) {
-        const std::size_t e = std::min(sorted.size(), b + block);
-        std::uint64_t cost = 0;
-        best_range_parameter(sorted, b, e, block_mean_gap(sorted, b, e), &cost);
-        bits += kRiceBlockParameterBits + cost;
-    }
-    return bits;
-}
-
-unsigned best_rice_block_size(std::span<const std::uint64_t> sorted) {
-    unsigned best = kRiceBlockLog2Min;
-    std::uint64_t best_bits = rice_blocks_data_bits(sorted, best);
-    for (unsigned l = kRiceBlockLog2Min + 1; l <= kRiceBlockLog2Max; ++l) {
-        const std::uint64_t b = rice_blocks_data_bits(sorted, l);
-        if (b < best_bits) {
-            best = l;
-            best_bits = b;
-        }
-    }
-    return best;
-}
-
 std::vector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
                                              unsigned log2_block) {
     BitWriter w;
     const std::size_t block = std::size_t{1} << log2_block;
     for (std::size_t b = 0; b < sorted.size(); b += block) {
         const std::size_t e = std::min(sorted.size(), b + block);
-        const unsigned r =
-            best_range_parameter(sorted, b, e, block_mean_gap(sorted, b, e), nullptr);
+        const unsigned r = shift_sums(sorted, b, e).best().r;
         w.put(r, kRiceBlockParameterBits);
         encode_range(w, sorted, b, e, r);
     }

@@ -38,8 +38,7 @@ Selection topk_among(std::span<const float> x, std::uint32_t lo, std::uint64_t c
                      std::uint64_t k) {
     if (candidates > x.size() / 4) return select_topk(x, k);
     std::vector<std::uint64_t> index;
-    index.reserve(candidates);
-    collect_at_least(x, lo, candidates, index);
+    collect_counted_at_least(x, lo, candidates, index);
     std::vector<float> magnitude(index.size());
     for (std::size_t i = 0; i < index.size(); ++i) magnitude[i] = x[index[i]];
     Selection inner = select_topk(magnitude, k);

@@ -85,6 +85,24 @@ std::uint64_t collect_at_least(std::span<const float> x, std::uint32_t lo, std::
     return count;
 }
 
+void collect_counted_at_least(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
+                              std::vector<std::uint64_t>& out) {
+    if (count < x.size() / 64) {
+        collect_at_least(x, lo, count, out);
+        return;
+    }
+    const std::size_t base = out.size();
+    out.resize(base + count + 1);  // one slot of slack for the unconditional store
+    std::uint64_t* dst = out.data() + base;
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        dst[j] = i;
+        j += magnitude_bits(x[i]) >= lo ? 1 : 0;
+        if (j > count) break;  // only when `count` was wrong; never overrun the slack
+    }
+    out.resize(base + std::min<std::size_t>(j, count));
+}
+
 void gather_magnitudes_at_least(std::span<const float> x, std::uint32_t lo,
                                 std::vector<float>& out) {
     // Branch-free into a small buffer, then appended: SIDCo gathers a quarter of the tensor,

@@ -105,8 +105,7 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
     if (candidates <= x.size() / 4) {
         // Usual case: collect every element at or above the bucket once (ascending), then
         // finish the select and the compaction on that short list.
-        s.indices.reserve(candidates);
-        collect_at_least(x, bucket.index << 16, candidates, s.indices);
+        collect_counted_at_least(x, bucket.index << 16, candidates, s.indices);
         std::vector<std::uint64_t> low(kBuckets, 0);
         for (const std::uint64_t i : s.indices) {
             const std::uint32_t b = pattern(&x[i]);
