@@ -185,3 +185,26 @@ TEST_CASE("the log statistics match libm over normals, subnormals and zeros", "[
     CHECK(s.nonzero == nonzero);
     CHECK(s.sum_log == Approx(expected).epsilon(1e-6));
 }
+
+TEST_CASE("the KS distance skipping runs equals the distance at every point", "[fit]") {
+    std::mt19937_64 rng(29);
+    std::gamma_distribution<float> g(0.7f, 1.0f);
+    std::vector<float> x(30000);
+    for (auto& v : x) v = std::round(g(rng) * 200.0f) / 200.0f;  // many ties
+    std::sort(x.begin(), x.end());
+    for (const DistFit f :
+         {DistFit{Distribution::gamma, 0.7, 1.0, 0.0}, DistFit{Distribution::exp, 0, 0.69, 0},
+          DistFit{Distribution::gpareto, 0.1, 0.6, 0}}) {
+        double brute = 0;
+        const double n = static_cast<double>(x.size());
+        for (std::size_t i = 0; i < x.size();) {
+            std::size_t j = i;
+            while (j < x.size() && x[j] == x[i]) ++j;
+            brute =
+                std::max(brute, std::fabs(fitted_cdf_below(f, x[i]) - static_cast<double>(i) / n));
+            brute = std::max(brute, std::fabs(fitted_cdf(f, x[i]) - static_cast<double>(j) / n));
+            i = j;
+        }
+        CHECK(ks_distance(x, f) == brute);
+    }
+}
