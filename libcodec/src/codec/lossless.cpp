@@ -141,7 +141,7 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
         case kRaw: {
             const auto raw = r.bytes(out.size());
             r.expect_end();
-            std::memcpy(out.data(), raw.data(), raw.size());
+            if (!raw.empty()) std::memcpy(out.data(), raw.data(), raw.size());  // data() may be null
             return;
         }
         case kShuffledZstd: decompress_planes(r, out, dtype_size(meta.dtype)); return;

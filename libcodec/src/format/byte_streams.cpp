@@ -13,7 +13,7 @@ void VectorSink::write(std::span<const std::uint8_t> b) { bytes.insert(bytes.end
 
 std::size_t SpanSource::read(std::span<std::uint8_t> out) {
     const std::size_t n = std::min(out.size(), bytes_.size() - pos_);
-    std::memcpy(out.data(), bytes_.data() + pos_, n);
+    if (n != 0) std::memcpy(out.data(), bytes_.data() + pos_, n);  // data() may be null
     pos_ += n;
     return n;
 }
