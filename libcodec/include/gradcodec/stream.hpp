@@ -153,6 +153,7 @@ public:
     std::uint64_t record_index() const { return index_; }  // records returned so far
 
 private:
+    std::optional<Record> next_record();  // nullopt after the end marker or a skipped record
     std::vector<std::uint8_t> read_body(std::uint64_t length);
     ByteSource& source_;
     ReadLimits limits_;

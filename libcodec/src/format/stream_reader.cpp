@@ -87,7 +87,9 @@ std::vector<std::uint8_t> StreamReader::read_body(std::uint64_t length) {
                                    " bytes, over the cap max_record_bytes=" +
                                    std::to_string(limits_.max_record_bytes));
     }
-    if (const auto left = source_.remaining(); left && length + kChecksumSize > *left) {
+    // Written so that a cap near 2^64 cannot make `length + checksum` wrap around.
+    if (const auto left = source_.remaining();
+        left && (length > *left || *left - length < kChecksumSize)) {
         damaged(where, "truncated: declares " + std::to_string(length) + " bytes, " +
                            std::to_string(*left) + " remain");
     }
@@ -103,7 +105,15 @@ std::vector<std::uint8_t> StreamReader::read_body(std::uint64_t length) {
 }
 
 std::optional<Record> StreamReader::next() {
-    if (ended_) return std::nullopt;
+    // A loop, not recursion, over skipped records: a stream of millions of tiny skippable
+    // records must not exhaust the stack.
+    while (!ended_) {
+        if (auto record = next_record()) return record;
+    }
+    return std::nullopt;
+}
+
+std::optional<Record> StreamReader::next_record() {
     const std::string where = "record " + std::to_string(index_ + 1);
     std::array<std::uint8_t, kRecordFrameSize> frame{};
     const std::size_t got = source_.read(frame);
@@ -145,7 +155,7 @@ std::optional<Record> StreamReader::next() {
         default:
             if (flags & kRecordFlagSkippable) {
                 ++index_;
-                return next();
+                return std::nullopt;
             }
             damaged(named, "unknown record kind " + std::to_string(kind) +
                                " that is not marked skippable");
