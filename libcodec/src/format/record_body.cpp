@@ -158,6 +158,8 @@ TensorRecord parse_tensor(std::vector<std::uint8_t>&& body, const std::string& w
     t.dtype = *dtype;
     t.shape = get_shape(r);
     const std::uint64_t n = element_count(r, t.shape);
+    // TensorMeta::byte_count would call this bad input; in a stream it is damage.
+    if (n > UINT64_MAX / dtype_size(t.dtype)) r.damaged("tensor size in bytes overflows 64 bits");
     if (n > limits.max_elements) {
         fail(ErrorKind::limit, t.path + ": shape " + shape_to_string(t.shape) + " declares " +
                                    std::to_string(n) + " elements, over the cap max_elements=" +
