@@ -17,7 +17,8 @@ namespace {
 
 void write_file(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
     std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0) {
+    if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() ||
+        std::fclose(f) != 0) {
         std::perror(path.c_str());
         std::exit(4);
     }
@@ -61,8 +62,9 @@ int main(int argc, char** argv) {
                 const auto record = gctest::encode_record(tensor, spec);
                 const std::string leaf = tensor.path.substr(tensor.path.rfind('/') + 1);
                 const std::string name = file_stem(spec) + "-" + leaf + ".bin";
-                write_file(payloads / name, gcfuzz::payload_input_bytes(record.codec_id, record.dtype,
-                                                                       record.shape, record.payload));
+                write_file(payloads / name,
+                           gcfuzz::payload_input_bytes(record.codec_id, record.dtype, record.shape,
+                                                       record.payload));
                 ++count;
             } catch (const gradcodec::Error& e) {
                 std::fprintf(stderr, "skipping %s on %s: %s\n", spec.c_str(), tensor.path.c_str(),

@@ -40,10 +40,9 @@ inline std::optional<PayloadInput> parse_payload_input(std::span<const std::uint
 inline std::vector<std::uint8_t> payload_input_bytes(std::uint16_t codec_id, gradcodec::DType dtype,
                                                      const std::vector<std::uint64_t>& shape,
                                                      std::span<const std::uint8_t> payload) {
-    std::vector<std::uint8_t> out{static_cast<std::uint8_t>(codec_id),
-                                  static_cast<std::uint8_t>(codec_id >> 8),
-                                  static_cast<std::uint8_t>(dtype),
-                                  static_cast<std::uint8_t>(shape.size())};
+    std::vector<std::uint8_t> out{
+        static_cast<std::uint8_t>(codec_id), static_cast<std::uint8_t>(codec_id >> 8),
+        static_cast<std::uint8_t>(dtype), static_cast<std::uint8_t>(shape.size())};
     for (auto d : shape) {
         out.push_back(static_cast<std::uint8_t>(d));
         out.push_back(static_cast<std::uint8_t>(d >> 8));

@@ -64,19 +64,45 @@ std::vector<std::byte> gradient_like_values(DType dtype, std::uint64_t count, st
         const double magnitude = -std::log(1.0 - u) * 1e-3 * (rng.next() % 50 == 0 ? 100.0 : 1.0);
         const double x = (rng.next() & 1) ? magnitude : -magnitude;
         switch (dtype) {
-            case DType::f32: put(out, static_cast<float>(x)); break;
-            case DType::f64: put(out, x); break;
-            case DType::f16: put(out, to_half_bits(x, false)); break;
-            case DType::bf16: put(out, to_half_bits(x, true)); break;
-            case DType::i8: put(out, static_cast<std::int8_t>(rng.next())); break;
-            case DType::u8: put(out, static_cast<std::uint8_t>(rng.next())); break;
-            case DType::bool8: put(out, static_cast<std::uint8_t>(rng.next() & 1)); break;
-            case DType::i16: put(out, static_cast<std::int16_t>(rng.next())); break;
-            case DType::u16: put(out, static_cast<std::uint16_t>(rng.next())); break;
-            case DType::i32: put(out, static_cast<std::int32_t>(rng.next())); break;
-            case DType::u32: put(out, rng.next()); break;
-            case DType::i64: put(out, static_cast<std::int64_t>(i * 10)); break;
-            case DType::u64: put(out, std::uint64_t{i}); break;
+            case DType::f32:
+                put(out, static_cast<float>(x));
+                break;
+            case DType::f64:
+                put(out, x);
+                break;
+            case DType::f16:
+                put(out, to_half_bits(x, false));
+                break;
+            case DType::bf16:
+                put(out, to_half_bits(x, true));
+                break;
+            case DType::i8:
+                put(out, static_cast<std::int8_t>(rng.next()));
+                break;
+            case DType::u8:
+                put(out, static_cast<std::uint8_t>(rng.next()));
+                break;
+            case DType::bool8:
+                put(out, static_cast<std::uint8_t>(rng.next() & 1));
+                break;
+            case DType::i16:
+                put(out, static_cast<std::int16_t>(rng.next()));
+                break;
+            case DType::u16:
+                put(out, static_cast<std::uint16_t>(rng.next()));
+                break;
+            case DType::i32:
+                put(out, static_cast<std::int32_t>(rng.next()));
+                break;
+            case DType::u32:
+                put(out, rng.next());
+                break;
+            case DType::i64:
+                put(out, static_cast<std::int64_t>(i * 10));
+                break;
+            case DType::u64:
+                put(out, std::uint64_t{i});
+                break;
         }
     }
     return out;
@@ -108,7 +134,8 @@ std::vector<SampleTensor> sample_tensors() {
 std::vector<Attribute> sample_attributes() {
     std::vector<Attribute> out;
     out.push_back(numeric_attribute("lr", DType::f64, {}, gradient_like_values(DType::f64, 1, 7)));
-    out.push_back(numeric_attribute("steps", DType::i32, {2}, gradient_like_values(DType::i32, 2, 8)));
+    out.push_back(
+        numeric_attribute("steps", DType::i32, {2}, gradient_like_values(DType::i32, 2, 8)));
     Attribute fixed;
     fixed.name = "optimizer";
     fixed.kind = AttrKind::fixed_string;
@@ -132,11 +159,20 @@ std::vector<Attribute> sample_attributes() {
 
 std::vector<std::string> usable_codec_specs() {
     // Parameterised forms of the codecs the project plans; a build lacking one skips it.
-    std::vector<std::string> candidates = {
-        "lossless",          "lossless:level=19",  "lossless:level=-7", "cast",
-        "cast:to=bf16",      "rangeq:bits=8",      "rangeq:bits=3",     "topk:density=0.1",
-        "topk:density=0.3,values=f16",            "threshold:density=0.1",
-        "dgc:density=0.1",   "sidco:density=0.1",  "fft:density=0.25",  "dct:density=0.25"};
+    std::vector<std::string> candidates = {"lossless",
+                                           "lossless:level=19",
+                                           "lossless:level=-7",
+                                           "cast",
+                                           "cast:to=bf16",
+                                           "rangeq:bits=8",
+                                           "rangeq:bits=3",
+                                           "topk:density=0.1",
+                                           "topk:density=0.3,values=f16",
+                                           "threshold:density=0.1",
+                                           "dgc:density=0.1",
+                                           "sidco:density=0.1",
+                                           "fft:density=0.25",
+                                           "dct:density=0.25"};
     for (const CodecInfo& info : list_codecs()) candidates.emplace_back(info.name);
     std::vector<std::string> out;
     for (const std::string& text : candidates) {
