@@ -151,6 +151,8 @@ public:
     std::optional<Record> next();
     std::uint16_t minor_version() const { return minor_; }
     std::uint64_t record_index() const { return index_; }  // records returned so far
+    std::uint64_t last_record_bytes() const { return last_record_bytes_; }  // frame to checksum
+    std::uint64_t bytes_read() const { return bytes_read_; }  // header and records so far
 
 private:
     std::optional<Record> next_record();  // nullopt after the end marker or a skipped record
@@ -159,6 +161,8 @@ private:
     ReadLimits limits_;
     std::uint16_t minor_ = 0;
     std::uint64_t index_ = 0;
+    std::uint64_t last_record_bytes_ = 0;
+    std::uint64_t bytes_read_ = 0;
     bool ended_ = false;
 };
 

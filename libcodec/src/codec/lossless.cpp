@@ -1,6 +1,9 @@
 // lossless: the exact bytes, byte-shuffled and zstd-compressed when that is smaller.
 // Shuffling groups the k-th byte of every element together: float exponents then form long
 // similar runs that zstd compresses well, while mantissa noise stays apart.
+// The literal-compression parameter is in zstd's experimental section; Debian 12's libzstd
+// (1.5.4) supports it and the build links that exact library.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <algorithm>
@@ -8,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "codec/byte_planes.hpp"
 #include "codec/codec_def.hpp"
 #include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
@@ -16,8 +20,15 @@
 namespace gradcodec {
 namespace {
 
-enum LosslessMode : std::uint8_t { kRaw = 0, kShuffledZstd = 1, kZstd = 2 };
-constexpr std::size_t kPlaneBlock = 1 << 17;  // shuffle in cache-sized pieces
+enum LosslessMode : std::uint8_t { kRawElements = 0, kBytePlanes = 1 };
+enum PlaneMode : std::uint8_t { kPlaneStored = 0, kPlaneZstd = 1 };
+
+// Above this many elements a plane's mode is decided from samples instead of by compressing
+// the whole plane: noise planes (low mantissa bytes) then cost a copy, not a zstd pass.
+constexpr std::size_t kExactDecisionLimit = 1 << 18;
+constexpr std::size_t kSampleSlices = 4;
+constexpr std::size_t kSampleSliceBytes = 1 << 14;
+constexpr double kWorthCompressing = 0.97;
 
 struct LosslessParams {
     int level;
@@ -36,116 +47,140 @@ struct CCtxDeleter {
 struct DCtxDeleter {
     void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
+using CCtx = std::unique_ptr<ZSTD_CCtx, CCtxDeleter>;
 
-void zstd_check(std::size_t rc, const char* what) {
-    if (ZSTD_isError(rc)) fail(ErrorKind::io, std::string(what) + ": " + ZSTD_getErrorName(rc));
+// Byte planes of gradients are mostly entropy, not repetition: Huffman-coded literals are
+// forced on, which at low and negative levels zstd would otherwise skip.
+CCtx make_cctx(int level) {
+    CCtx cctx(ZSTD_createCCtx());
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_literalCompressionMode, ZSTD_ps_enable);
+    return cctx;
 }
 
-// Compresses the byte planes of `data` (element size `es`) as one zstd frame into `out`,
-// gathering each plane in blocks so no full shuffled copy is ever held.
-void compress_planes(std::span<const std::uint8_t> data, std::size_t es, int level,
-                     std::vector<std::uint8_t>& out) {
-    std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
-    zstd_check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level), "zstd level");
-    zstd_check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0), "zstd flag");
-    zstd_check(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), data.size()), "zstd size");
-    const std::size_t start = out.size();
-    out.resize(start + ZSTD_compressBound(data.size()));
-    ZSTD_outBuffer output{out.data() + start, out.size() - start, 0};
-    const std::size_t n = data.size() / es;
-    std::vector<std::uint8_t> block(es == 1 ? 0 : std::min(n, kPlaneBlock));
-    for (std::size_t plane = 0; plane < es; ++plane) {
-        for (std::size_t first = 0; first < n; first += kPlaneBlock) {
-            const std::size_t count = std::min(kPlaneBlock, n - first);
-            const std::uint8_t* src = data.data() + first * es + plane;
-            ZSTD_inBuffer input{src, count, 0};
-            if (es != 1) {
-                for (std::size_t i = 0; i < count; ++i) block[i] = src[i * es];
-                input.src = block.data();
-            }
-            const bool last = plane + 1 == es && first + count == n;
-            const auto mode = last ? ZSTD_e_end : ZSTD_e_continue;
-            std::size_t rc = 0;
-            do {
-                rc = ZSTD_compressStream2(cctx.get(), &output, &input, mode);
-                zstd_check(rc, "zstd compress");
-            } while (input.pos < input.size || (last && rc != 0));
-        }
-    }
-    if (n == 0) {
-        ZSTD_inBuffer empty{nullptr, 0, 0};
-        zstd_check(ZSTD_compressStream2(cctx.get(), &output, &empty, ZSTD_e_end), "zstd end");
-    }
-    out.resize(start + output.pos);
+std::size_t compress(ZSTD_CCtx* cctx, std::uint8_t* dst, std::size_t capacity, const std::uint8_t* src,
+                     std::size_t n) {
+    const std::size_t rc = ZSTD_compress2(cctx, dst, capacity, src, n);
+    if (ZSTD_isError(rc)) fail(ErrorKind::io, std::string("zstd: ") + ZSTD_getErrorName(rc));
+    return rc;
 }
 
-void decompress_planes(ByteReader& frame_reader, std::span<std::byte> out, std::size_t es) {
-    const auto frame = frame_reader.bytes(frame_reader.remaining());
-    const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
-    if (declared != out.size()) {
-        frame_reader.damaged("zstd frame declares " +
-                             (declared >= ZSTD_CONTENTSIZE_ERROR ? std::string("no valid size")
-                                                                 : std::to_string(declared)) +
-                             " bytes, the tensor needs " + std::to_string(out.size()));
+// Compresses a few slices of plane k, gathered straight from the elements.
+bool plane_worth_compressing(ZSTD_CCtx* cctx, std::span<const std::uint8_t> elements, std::size_t es,
+                             std::size_t k) {
+    const std::size_t n = elements.size() / es;
+    std::vector<std::uint8_t> sample;
+    const std::size_t slice = std::min(kSampleSliceBytes, n / kSampleSlices);
+    for (std::size_t s = 0; s < kSampleSlices; ++s) {
+        const std::size_t first = s * (n / kSampleSlices);
+        for (std::size_t i = 0; i < slice; ++i) sample.push_back(elements[(first + i) * es + k]);
     }
-    std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
-    ZSTD_inBuffer input{frame.data(), frame.size(), 0};
-    const std::size_t n = out.size() / es;
-    auto* dst = reinterpret_cast<std::uint8_t*>(out.data());
-    std::vector<std::uint8_t> block(std::min(n, kPlaneBlock));
-    std::size_t rc = 1;
-    for (std::size_t plane = 0; plane < es; ++plane) {
-        for (std::size_t first = 0; first < n; first += kPlaneBlock) {
-            const std::size_t count = std::min(kPlaneBlock, n - first);
-            ZSTD_outBuffer output{es == 1 ? dst + first : block.data(), count, 0};
-            while (output.pos < output.size) {
-                rc = ZSTD_decompressStream(dctx.get(), &output, &input);
-                if (ZSTD_isError(rc)) {
-                    frame_reader.damaged(std::string("zstd: ") + ZSTD_getErrorName(rc));
-                }
-                if (rc == 0 && output.pos < output.size) frame_reader.damaged("zstd frame ends early");
-                if (input.pos == input.size && output.pos < output.size && rc != 0) {
-                    frame_reader.damaged("zstd frame is truncated");
-                }
-            }
-            if (es != 1) {
-                std::uint8_t* d = dst + first * es + plane;
-                for (std::size_t i = 0; i < count; ++i) d[i * es] = block[i];
-            }
-        }
-    }
-    if (rc != 0 || input.pos != input.size) frame_reader.damaged("zstd frame has trailing data");
+    std::vector<std::uint8_t> out(ZSTD_compressBound(sample.size()));
+    const std::size_t size = compress(cctx, out.data(), out.size(), sample.data(), sample.size());
+    return double(size) < kWorthCompressing * double(sample.size());
 }
 
-std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
-                                 std::span<const std::byte> data, const EncodeOptions&) {
+std::vector<PlaneMode> choose_plane_modes(ZSTD_CCtx* cctx, std::span<const std::uint8_t> elements,
+                                          std::size_t es) {
+    const std::size_t n = elements.size() / es;
+    // Small tensors are decided exactly after compression (see encode); start from zstd.
+    std::vector<PlaneMode> modes(es, kPlaneZstd);
+    if (n <= kExactDecisionLimit) return modes;
+    for (std::size_t k = 0; k < es; ++k) {
+        modes[k] = plane_worth_compressing(cctx, elements, es, k) ? kPlaneZstd : kPlaneStored;
+    }
+    return modes;
+}
+
+// Payload: mode, plane count, plane modes, the stored planes, then each zstd plane as
+// (u64 length, frame). Stored planes come first so the split can write them in place.
+std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, std::size_t es, int level) {
+    const std::size_t n = elements.size() / es;
+    CCtx cctx = make_cctx(level);
+    std::vector<PlaneMode> modes = choose_plane_modes(cctx.get(), elements, es);
+    std::vector<std::uint8_t> out{kBytePlanes, static_cast<std::uint8_t>(es)};
+    out.insert(out.end(), modes.begin(), modes.end());
+    std::size_t stored = 0;
+    for (auto m : modes) stored += m == kPlaneStored ? 1 : 0;
+    const std::size_t stored_at = out.size();
+    // One reservation for the worst case: growing by doubling would briefly hold two copies.
+    out.reserve(stored_at + stored * n + (es - stored) * (8 + ZSTD_compressBound(n)));
+    out.resize(stored_at + stored * n);
+    std::vector<std::uint8_t> scratch((es - stored) * n);
+    std::vector<std::uint8_t*> planes(es);
+    for (std::size_t k = 0, s = 0, z = 0; k < es; ++k) {
+        planes[k] = modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.data() + n * z++;
+    }
+    split_planes(elements.data(), n, es, planes.data());
+    for (std::size_t k = 0; k < es; ++k) {
+        if (modes[k] != kPlaneZstd) continue;
+        const std::size_t at = out.size();
+        out.resize(at + 8 + ZSTD_compressBound(n));
+        const std::size_t size = compress(cctx.get(), out.data() + at + 8, out.size() - at - 8, planes[k], n);
+        for (int b = 0; b < 8; ++b) out[at + b] = static_cast<std::uint8_t>(std::uint64_t{size} >> (8 * b));
+        out.resize(at + 8 + size);
+    }
+    return out;
+}
+
+std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta, std::span<const std::byte> data,
+                                 const EncodeOptions&) {
     const LosslessParams params = parse_params(spec);
-    const std::size_t es = dtype_size(meta.dtype);
-    const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(data.data()),
-                                              data.size());
+    const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
     std::vector<std::uint8_t> out;
-    out.push_back(es == 1 ? kZstd : kShuffledZstd);
-    compress_planes(bytes, es, params.level, out);
-    if (out.size() > bytes.size() + 1) {
-        out.assign(1, kRaw);
+    if (!bytes.empty()) out = encode_planes(bytes, dtype_size(meta.dtype), params.level);
+    if (bytes.empty() || out.size() >= bytes.size() + 1) {
+        out.assign(1, kRawElements);
         out.insert(out.end(), bytes.begin(), bytes.end());
     }
     return out;
 }
 
-void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
-            std::span<std::byte> out) {
+void decode_planes(ByteReader& r, std::span<std::byte> out, std::size_t es) {
+    const std::uint8_t count = r.u8();
+    if (count != es) r.damaged("declares " + std::to_string(count) + " byte planes, the dtype has " + std::to_string(es));
+    const std::size_t n = out.size() / es;
+    const auto modes = r.bytes(es);
+    auto* elements = reinterpret_cast<std::uint8_t*>(out.data());
+    for (std::size_t k = 0; k < es; ++k) {
+        if (modes[k] > kPlaneZstd) r.damaged("plane " + std::to_string(k) + " has unknown mode " + std::to_string(modes[k]));
+        if (modes[k] == kPlaneStored) merge_plane(r.bytes(n).data(), n, es, k, elements);
+    }
+    std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx;
+    std::vector<std::uint8_t> plane;
+    for (std::size_t k = 0; k < es; ++k) {
+        if (modes[k] != kPlaneZstd) continue;
+        const auto frame = r.bytes(r.u64());
+        const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
+        if (declared != n) {
+            r.damaged("plane " + std::to_string(k) + " zstd frame declares " +
+                      (declared >= ZSTD_CONTENTSIZE_ERROR ? std::string("no valid size") : std::to_string(declared)) +
+                      " bytes, the tensor needs " + std::to_string(n));
+        }
+        if (!dctx) {
+            dctx.reset(ZSTD_createDCtx());
+            plane.resize(n);
+        }
+        const std::size_t rc = ZSTD_decompressDCtx(dctx.get(), plane.data(), n, frame.data(), frame.size());
+        if (ZSTD_isError(rc) || rc != n) {
+            r.damaged("plane " + std::to_string(k) + ": " + (ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "short frame"));
+        }
+        merge_plane(plane.data(), n, es, k, elements);
+    }
+    r.expect_end();
+}
+
+void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload, std::span<std::byte> out) {
     ByteReader r(payload, meta.name + ": lossless payload");
     const std::uint8_t mode = r.u8();
     switch (mode) {
-        case kRaw: {
+        case kRawElements: {
             const auto raw = r.bytes(out.size());
             r.expect_end();
-            if (!raw.empty()) std::memcpy(out.data(), raw.data(), raw.size());  // data() may be null
+            if (!raw.empty()) std::memcpy(out.data(), raw.data(), raw.size());
             return;
         }
-        case kShuffledZstd: decompress_planes(r, out, dtype_size(meta.dtype)); return;
-        case kZstd: decompress_planes(r, out, 1); return;
+        case kBytePlanes: decode_planes(r, out, dtype_size(meta.dtype)); return;
         default: r.damaged("unknown lossless mode " + std::to_string(mode));
     }
 }

@@ -58,6 +58,13 @@ StreamReader::StreamReader(ByteSource& source, ReadLimits limits)
     if (got != header.size()) damaged("stream header", "truncated");
     const auto major = static_cast<std::uint16_t>(load_le(&header[8], 2));
     minor_ = static_cast<std::uint16_t>(load_le(&header[10], 2));
+    // The major comes before the checksum: a future major may lay its header out differently.
+    if (major != kFormatMajor) {
+        fail(ErrorKind::damaged_stream,
+             "unsupported stream: format version " + std::to_string(major) + "." +
+                 std::to_string(minor_) + ", this reader understands " + format_version_string() +
+                 " (major " + std::to_string(kFormatMajor) + " only)");
+    }
     const auto required = static_cast<std::uint32_t>(load_le(&header[12], 4));
     const auto extension = static_cast<std::uint32_t>(load_le(&header[20], 4));
     if (extension > kMaxHeaderExtension) damaged("stream header", "extension too long");
@@ -67,12 +74,7 @@ StreamReader::StreamReader(ByteSource& source, ReadLimits limits)
     if (XXH3_64bits(header.data(), covered) != load_le(&header[covered], 8)) {
         damaged("stream header", "checksum mismatch");
     }
-    if (major != kFormatMajor) {
-        fail(ErrorKind::damaged_stream,
-             "unsupported stream: format version " + std::to_string(major) + "." +
-                 std::to_string(minor_) + ", this reader understands " + format_version_string() +
-                 " (major " + std::to_string(kFormatMajor) + " only)");
-    }
+    bytes_read_ = header.size();
     if ((required & ~kKnownRequiredFlags) != 0) {
         fail(ErrorKind::damaged_stream, "unsupported stream: required flags 0x" +
                                             std::to_string(required) +
@@ -131,9 +133,12 @@ std::optional<Record> StreamReader::next_record() {
     XXH3_64bits_update(state, body.data(), body.size());
     const std::uint64_t digest = XXH3_64bits_digest(state);
     XXH3_freeState(state);
-    const std::string path = peek_path(body);
+    std::string path = peek_path(body);
+    if (path.size() > 1 && path[0] == '/') path.erase(0, 1);  // as users write it in --select
     const std::string named = where + (path.empty() || kind == kRecordEnd ? "" : " (" + path + ")");
     if (digest != load_le(sum.data(), 8)) damaged(named, "checksum mismatch");
+    last_record_bytes_ = kRecordFrameSize + body.size() + kChecksumSize;
+    bytes_read_ += last_record_bytes_;
     if ((flags & ~kRecordFlagSkippable) != 0 || frame[2] != 0 || frame[3] != 0) {
         damaged(named, "reserved frame bits are set");
     }

@@ -1,0 +1,69 @@
+#include "cli_support.hpp"
+
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "gradcodec/error.hpp"
+
+namespace gradcodec::cli {
+
+FilePtr open_input(const std::string& path) {
+    if (path == "-") return FilePtr(stdin);
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) fail(ErrorKind::io, path + ": cannot open: " + std::strerror(errno));
+    return FilePtr(f);
+}
+
+std::vector<std::uint64_t> parse_shape(const std::string& text) {
+    std::vector<std::uint64_t> shape;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t x = text.find('x', start);
+        const std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
+        std::uint64_t d = 0;
+        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), d);
+        if (part.empty() || ec != std::errc() || end != part.data() + part.size()) {
+            fail(ErrorKind::usage, "--shape '" + text + "': expected dimensions like 1024x1024");
+        }
+        shape.push_back(d);
+        if (x == std::string::npos) break;
+        start = x + 1;
+    }
+    return shape;
+}
+
+DType parse_raw_dtype(const std::string& text) {
+    for (const char* name : {"f32", "f16", "bf16", "f64"})
+        if (text == name) return *dtype_from_name(name);
+    fail(ErrorKind::usage, "--raw '" + text + "': expected f32, f16, bf16 or f64");
+}
+
+bool selected(const std::string& path, const std::vector<std::string>& globs) {
+    if (globs.empty()) return true;
+    for (const auto& g : globs) {
+        const std::string& subject = !g.empty() && g[0] == '/' ? path : display_name(path);
+        if (fnmatch(g.c_str(), subject.c_str(), 0) == 0) return true;
+    }
+    return false;
+}
+
+std::string display_name(const std::string& path) {
+    return path.size() > 1 && path[0] == '/' ? path.substr(1) : path;
+}
+
+Progress::Progress(std::string verb, bool quiet) : verb_(std::move(verb)), enabled_(!quiet && isatty(2)) {}
+
+void Progress::tick(const std::string& name) {
+    ++count_;
+    if (enabled_) std::fprintf(stderr, "\r\033[K%s %zu: %s", verb_.c_str(), count_, name.c_str());
+}
+
+Progress::~Progress() {
+    if (enabled_ && count_ > 0) std::fprintf(stderr, "\r\033[K");
+}
+
+}  // namespace gradcodec::cli

@@ -1,0 +1,48 @@
+#pragma once
+// Small pieces every subcommand shares: opening inputs, shapes, globs, progress.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gradcodec/dtype.hpp"
+
+namespace gradcodec::cli {
+
+struct FileCloser {
+    void operator()(std::FILE* f) const {
+        if (f && f != stdin && f != stdout) std::fclose(f);
+    }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// Opens INPUT for binary reading; "-" is standard input. Errors are io errors naming it.
+FilePtr open_input(const std::string& path);
+
+// "1024x1024" -> {1024, 1024}; Error(usage) on anything else.
+std::vector<std::uint64_t> parse_shape(const std::string& text);
+
+// --raw TYPE for encode: f32, f16, f64 (and bf16).
+DType parse_raw_dtype(const std::string& text);
+
+// True when `path` ("/step_00010/fc.weight") matches any glob ("step_00010/*"); an empty list
+// selects everything. Globs match the path without its leading '/', or with it when they start with '/'.
+bool selected(const std::string& path, const std::vector<std::string>& globs);
+
+// Paths are shown without the leading '/', as users write them in --select.
+std::string display_name(const std::string& path);
+
+// A one-line progress indicator on stderr, only when stderr is a terminal.
+class Progress {
+public:
+    Progress(std::string verb, bool quiet);
+    void tick(const std::string& name);
+    ~Progress();
+
+private:
+    std::string verb_;
+    bool enabled_;
+    std::size_t count_ = 0;
+};
+
+}  // namespace gradcodec::cli

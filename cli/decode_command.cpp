@@ -1,0 +1,96 @@
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+#include "atomic_output.hpp"
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "gradcodec/gradcodec.hpp"
+#include "hdf5_dump.hpp"
+#include "stream_io.hpp"
+
+namespace gradcodec::cli {
+namespace {
+
+std::vector<std::byte> decode_values(const std::string& input, const TensorRecord& t) {
+    const TensorMeta meta{input + ": " + display_name(t.path), t.dtype, t.shape};
+    std::vector<std::byte> values(meta.byte_count());
+    decode_tensor(t.codec_id, meta, t.payload, values);
+    return values;
+}
+
+// --raw: the one tensor's values, written only after the whole stream has checked out.
+void decode_raw(const DecodeArgs& args, StreamReader& reader, std::FILE* out) {
+    std::optional<std::vector<std::byte>> values;
+    while (auto record = reader.next()) {
+        const auto* t = std::get_if<TensorRecord>(&*record);
+        if (!t) continue;
+        if (values) fail(ErrorKind::usage, args.input + ": the stream holds more than one tensor; --raw needs exactly one");
+        values = decode_values(args.input, *t);
+    }
+    if (!values) fail(ErrorKind::usage, args.input + ": the stream holds no tensor");
+    if (std::fwrite(values->data(), 1, values->size(), out) != values->size()) {
+        fail(ErrorKind::io, args.output + ": write failed: " + std::strerror(errno));
+    }
+}
+
+void decode_hdf5(const DecodeArgs& args, StreamReader& reader, const std::string& path) {
+    DumpWriter writer(path);
+    Progress progress("decode", args.quiet);
+    while (auto record = reader.next()) {
+        if (const auto* g = std::get_if<GroupRecord>(&*record)) writer.write(*g);
+        if (const auto* l = std::get_if<LinkRecord>(&*record)) writer.write(*l);
+        if (const auto* t = std::get_if<TensorRecord>(&*record)) {
+            progress.tick(display_name(t->path));
+            writer.write(*t, decode_values(args.input, *t));
+        }
+    }
+    writer.close();
+}
+
+void copy_file_to_stdout(const std::string& path) {
+    FilePtr in = open_input(path);
+    char buffer[1 << 16];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, in.get())) > 0) {
+        if (std::fwrite(buffer, 1, n, stdout) != n) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
+    }
+    if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
+}
+
+}  // namespace
+
+int run_decode(const DecodeArgs& args) {
+    check_output_path(args.input, args.output, args.force);
+    refuse_terminal_output(args.output, args.raw ? "raw values" : "an HDF5 file");
+    FilePtr in = open_input(args.input);
+    FileSource source(in.get());
+    StreamReader reader(source, limits_with(args.max_elements));
+    if (args.raw && args.output == "-") {
+        decode_raw(args, reader, stdout);
+        if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
+        return kExitOk;
+    }
+    if (args.output == "-") {
+        // HDF5 needs a seekable file: build it in TMPDIR, then stream it out.
+        const char* tmpdir = std::getenv("TMPDIR");
+        AtomicOutput scratch(std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/gradcodec-decode");
+        decode_hdf5(args, reader, scratch.temp_path());
+        copy_file_to_stdout(scratch.temp_path());
+        return kExitOk;
+    }
+    AtomicOutput out(args.output);
+    if (args.raw) {
+        decode_raw(args, reader, out.file());
+    } else {
+        decode_hdf5(args, reader, out.temp_path());
+    }
+    out.commit();
+    return kExitOk;
+}
+
+}  // namespace gradcodec::cli

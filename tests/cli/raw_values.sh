@@ -1,0 +1,18 @@
+# Raw little-endian input and output: a single-tensor stream, values back in their dtype.
+source "$(dirname "$0")/testlib.bash"
+
+head -c 4096 /dev/urandom > noise.f32   # 1024 arbitrary f32 bit patterns, NaNs included
+expect_exit 0 "raw f32 encodes lossless" -- "$GC" encode noise.f32 --raw f32 --shape 32x32 -o n.gcs
+expect_exit 0 "decode --raw writes the values" -- "$GC" decode n.gcs --raw -o back.f32
+if cmp -s noise.f32 back.f32; then pass "raw round trip is bit-exact"; else fail "raw round trip differs"; fi
+"$GC" decode n.gcs --raw -o - > stdout.f32
+if cmp -s noise.f32 stdout.f32; then pass "decode --raw -o - writes to stdout"; else fail "stdout raw differs"; fi
+cat noise.f32 | "$GC" encode - --raw f32 --shape 1024 -o - | "$GC" decode - --raw -o piped.f32
+if cmp -s noise.f32 piped.f32; then pass "raw through pipes"; else fail "raw pipe differs"; fi
+expect_exit 3 "a shape that does not match the bytes is bad input" -- "$GC" encode noise.f32 --raw f32 --shape 10x10 -o x.gcs
+expect_stderr "needs exactly 400 bytes"
+expect_absent x.gcs
+expect_exit 2 "--raw without --shape is a usage error" -- "$GC" encode noise.f32 --raw f32 -o x.gcs
+expect_exit 2 "decode --raw of a multi-tensor stream is a usage error" -- bash -c "'$GC' encode '$SAMPLE' -o s.gcs && '$GC' decode s.gcs --raw -o x.raw"
+expect_absent x.raw
+finish
