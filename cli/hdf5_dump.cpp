@@ -1,5 +1,6 @@
 #include "hdf5_dump.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -130,6 +131,12 @@ Hid open_dump(const std::string& file) {
                        "standard input is not a readable HDF5 file");
     }
     if (access(file.c_str(), R_OK) != 0) fail(ErrorKind::io, file + ": cannot read: " + std::strerror(errno));
+    // A directory passes access(R_OK) but cannot be read as a file: an I/O error like the
+    // raw and stream inputs report, not "not an HDF5 file".
+    struct stat st {};
+    if (stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fail(ErrorKind::io, file + ": cannot read: " + std::strerror(EISDIR));
+    }
     const htri_t is_hdf5 = H5Fis_hdf5(file.c_str());
     if (is_hdf5 <= 0) {
         fail(ErrorKind::bad_input, file + ": not an HDF5 file (use --raw f32|f16|f64 --shape AxB for raw values)");
