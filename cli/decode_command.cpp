@@ -68,7 +68,7 @@ int run_decode(const DecodeArgs& args) {
     check_output_path(args.input, args.output, args.force);
     refuse_terminal_output(args.output, args.raw ? "raw values" : "an HDF5 file");
     FilePtr in = open_input(args.input);
-    FileSource source(in.get());
+    FileSource source(in.get(), args.input);
     StreamReader reader(source, limits_with(args.max_elements));
     if (args.raw && args.output == "-") {
         decode_raw(args, reader, stdout);
