@@ -38,6 +38,7 @@ struct CodecDef {
 // Each codec's translation unit defines its row.
 extern const CodecDef kLosslessCodec;
 extern const CodecDef kCastCodec;
+extern const CodecDef kRangeqCodec;
 
 std::span<const CodecDef* const> all_codecs();
 

@@ -6,7 +6,7 @@ namespace gradcodec {
 
 // Several names may share one id when they write the same payload (the threshold selectors).
 std::span<const CodecDef* const> all_codecs() {
-    static const std::array<const CodecDef*, 2> codecs{&kLosslessCodec, &kCastCodec};
+    static const std::array<const CodecDef*, 3> codecs{&kLosslessCodec, &kCastCodec, &kRangeqCodec};
     return codecs;
 }
 

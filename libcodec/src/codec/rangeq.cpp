@@ -1,0 +1,82 @@
+// rangeq: every value as an N-bit range-based float (SuperNeurons Alg. 1, sign-magnitude),
+// bit-packed. The payload is one range-float section (format-spec/codec-rangeq.md).
+#include <limits>
+
+#include "codec/codec_def.hpp"
+#include "codec/float_codec.hpp"
+#include "codec/spec_params.hpp"
+#include "common/byte_io.hpp"
+#include "common/small_float.hpp"
+#include "quant/range_section.hpp"
+
+namespace gradcodec {
+namespace {
+
+RangeParams parse_params(const CodecSpec& spec) {
+    SpecParams p(spec);
+    const RangeParams out = parse_range_params(p, 8);
+    p.finish();
+    return out;
+}
+
+// The largest magnitude the tensor's dtype stores without overflow, so a decoded value
+// rounded up past the tensor's max cannot fail to store.
+float dtype_limit(DType dtype) {
+    switch (dtype) {
+        case DType::f16:
+            return static_cast<float>(small_float_max(SmallFloat::f16));
+        case DType::bf16:
+            return static_cast<float>(small_float_max(SmallFloat::bf16));
+        default:
+            return std::numeric_limits<float>::max();
+    }
+}
+
+std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
+                                 std::span<const std::byte> data, const EncodeOptions& options) {
+    require_float_tensor(spec, meta);
+    const RangeParams params = parse_params(spec);
+    return encode_float32(meta, data, [&](std::span<const float> values) {
+        std::vector<std::uint8_t> out;
+        write_range_section(params, values, meta, options, out, dtype_limit(meta.dtype));
+        return out;
+    });
+}
+
+void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+            std::span<std::byte> out) {
+    ByteReader r(payload, meta.name + ": rangeq payload");
+    decode_float32(meta, out, [&](std::span<float> values) {
+        read_range_section(r, values);
+        r.expect_end();
+    });
+}
+
+PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
+    ByteReader r(payload, meta.name + ": rangeq payload");
+    skip_range_section(r, meta.element_count());
+    r.expect_end();
+    PayloadStats s;
+    s.has_bit_split = true;
+    s.value_bits = 8 * std::uint64_t{payload.size()};  // every byte serves the values
+    return s;
+}
+
+void validate(const CodecSpec& spec) {
+    parse_params(spec);
+}
+
+}  // namespace
+
+const CodecDef kRangeqCodec{
+    "rangeq",
+    kCodecRangeq,
+    "N-bit range-based floats: bits=2..16 (8), mantissa=0..23 (chosen per tensor), "
+    "eps=E (ladder from max|x| by default), round=nearest|truncate",
+    true,
+    validate,
+    encode,
+    decode,
+    describe};
+
+}  // namespace gradcodec

@@ -1,0 +1,57 @@
+#pragma once
+// The range-float section: a ladder header, an optional list of exactly carried non-finite
+// values, then the bit-packed N-bit codes (format-spec/codec-rangeq.md). The `rangeq` codec's
+// payload is one such section; the value coder embeds one for `values=rangeq`. The value
+// count is known to the caller and is not stored.
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "codec/spec_params.hpp"
+#include "common/byte_io.hpp"
+#include "gradcodec/codec.hpp"
+#include "quant/range_float.hpp"
+
+namespace gradcodec {
+
+// What a spec asks for; unset fields are chosen per tensor.
+struct RangeParams {
+    int bits = 8;
+    std::optional<int> mantissa;
+    std::optional<double> eps;
+    Rounding rounding = Rounding::nearest;
+};
+
+// Reads `bits=`, `mantissa=`, `eps=`, `round=` (each optional; `bits` defaults to
+// default_bits) and checks that they make a ladder; Error(usage) otherwise.
+RangeParams parse_range_params(SpecParams& params, int default_bits);
+
+// Flag bits of the section header. Unknown bits are damage.
+inline constexpr std::uint8_t kRangeFlagTruncate = 0x01;    // encoded with round=truncate
+inline constexpr std::uint8_t kRangeFlagExceptions = 0x02;  // a non-finite list follows
+inline constexpr std::uint8_t kRangeKnownFlags = 0x03;
+
+struct RangeSectionHeader {
+    RangeLadder ladder;
+    std::uint8_t flags = 0;
+    std::uint64_t exception_count = 0;
+};
+
+// Appends a section for `values`. Non-finite values are Error(bad_input) naming meta.name and
+// the index unless options.allow_nonfinite. No decoded magnitude will exceed value_limit
+// (the tensor dtype's largest finite value, so storing the decoded value cannot overflow).
+void write_range_section(const RangeParams& params, std::span<const float> values,
+                         const TensorMeta& meta, const EncodeOptions& options,
+                         std::vector<std::uint8_t>& out,
+                         float value_limit = std::numeric_limits<float>::max());
+
+// Reads one section of out.size() values; Error(damaged_stream) on any inconsistency.
+void read_range_section(ByteReader& in, std::span<float> out);
+
+// Reads the header and steps over the rest of a section of `count` values, checking sizes
+// only. Returns the header; the reader ends after the section.
+RangeSectionHeader skip_range_section(ByteReader& in, std::uint64_t count);
+
+}  // namespace gradcodec
