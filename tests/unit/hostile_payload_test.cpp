@@ -150,3 +150,20 @@ TEST_CASE("a lossless zstd frame that declares another size than the tensor is d
         CHECK_THAT(e.what(), Catch::Contains("zstd frame declares"));
     }
 }
+
+TEST_CASE("a lossless byte-plane payload on a zero-element tensor does no pointer arithmetic",
+          "[hostile]") {
+    // fuzz_payload found `nullptr + 3` in merge_plane under UBSan: shape 16x0, four planes.
+    const std::vector<std::uint8_t> payload{
+        0x01, 0x04, 0x01, 0x01, 0x01, 0x00, 0x13, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x02, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x32, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x28, 0xb5, 0x2f, 0x20, 0xfd, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x04, 0x00, 0x02, 0x00, 0x00, 0x00, 0x84, 0x00, 0x3a};
+    const TensorMeta meta{"empty", DType::f32, {16, 0}};
+    std::vector<std::byte> out;
+    try {
+        decode_tensor(1, meta, payload, out);
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::damaged_stream);
+    }
+}
