@@ -156,7 +156,8 @@ TEST_CASE("a record length over max_record_bytes is refused before its body is r
 TEST_CASE("a record longer than a pipe sends is read in growing steps and refused", "[limits]") {
     // 1 MiB of body arrives, 4 MiB are declared: steps of 64 KiB, then as much as has arrived.
     auto bytes = gctest::stream_header();
-    gctest::append_record(bytes, 1, std::vector<std::uint8_t>(1u << 20, 0), 0, std::uint64_t{4} << 20);
+    gctest::append_record(bytes, 1, std::vector<std::uint8_t>(1u << 20, 0), 0,
+                          std::uint64_t{4} << 20);
     CountingPipe pipe(bytes);
     StreamReader reader(pipe);
     CHECK_THROWS_WITH(reader.next(), Catch::Contains("truncated"));
