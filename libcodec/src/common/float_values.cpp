@@ -7,6 +7,7 @@
 
 #include "common/small_float.hpp"
 #include "gradcodec/error.hpp"
+#include "gradcodec/tensor.hpp"
 
 namespace gradcodec {
 namespace {
@@ -40,6 +41,11 @@ Float32Values::Float32Values(DType dtype, std::span<const std::byte> data) {
     storage_.resize(n);
     for (std::size_t i = 0; i < n; ++i) storage_[i] = static_cast<float>(float_element(dtype, data, i));
     view_ = storage_;
+}
+
+std::vector<float> widen_to_float32(DType dtype, std::span<const std::byte> data) {
+    const Float32Values values(dtype, data);
+    return {values.values().begin(), values.values().end()};
 }
 
 void store_float32(std::span<const float> values, DType dtype, std::span<std::byte> out,
