@@ -47,8 +47,8 @@ void put_attributes(ByteWriter& w, const std::vector<Attribute>& attrs) {
 std::string read_object_path(ByteReader& r, bool root_allowed) {
     std::string path = r.string(kMaxPathLength);
     const bool absolute = !path.empty() && path[0] == '/';
-    const bool clean = path.find('\0') == std::string::npos && path.find("//") == std::string::npos &&
-                       (path.size() == 1 || path.back() != '/');
+    const bool clean = absolute && path.find('\0') == std::string::npos &&
+                       path.find("//") == std::string::npos && (path.size() == 1 || path.back() != '/');
     if (!absolute || !clean || (path == "/" && !root_allowed)) {
         std::string shown;
         for (char c : path.substr(0, 200)) shown += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
