@@ -59,8 +59,8 @@ void add_bit_split(InspectRow& total, const InspectRow& row) {
 
 int run_inspect(const InspectArgs& args) {
     FilePtr in = open_input(args.input);
-    FileSource source(in.get());
-    StreamReader reader(source, limits_with(args.max_elements));
+    FileSource source(in.get(), args.input);
+    StreamReader reader(source, limits_with(args.max_elements, args.max_record_bytes));
     const Original original(args.against);
     InspectReport report{format_version_string(), {}, {}};
     report.total.name = "total";

@@ -51,7 +51,7 @@ std::vector<float> widen_to_float32(DType dtype, std::span<const std::byte> data
 void store_float32(std::span<const float> values, DType dtype, std::span<std::byte> out,
                    const std::string& tensor) {
     if (dtype == DType::f32) {
-        std::memcpy(out.data(), values.data(), values.size_bytes());
+        if (!values.empty()) std::memcpy(out.data(), values.data(), values.size_bytes());
         return;
     }
     if (dtype == DType::f64) {
