@@ -71,7 +71,7 @@ void BM_lossless_decode(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_zstd1_compress)->Arg(0)->Arg(40)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_lossless_encode)->ArgsProduct({{0, 40}, {1, -3, -10}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_lossless_encode)->ArgsProduct({{0, 40}, {1, -60}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_zstd1_decompress)->Arg(0)->Arg(40)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_lossless_decode)->Arg(0)->Arg(40)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -52,10 +52,14 @@ void check_output_path(const std::string& input, const std::string& output, bool
 AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
     temp_ = path_ + ".tmp-gradcodec-" + std::to_string(getpid());
     if (temp_.size() >= sizeof(g_pending_temp)) fail(ErrorKind::usage, path_ + ": path too long");
-    const int fd = open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) io_error(temp_, "cannot create");
-    ::close(fd);
+    // Registered before it exists, so a signal between open() and registration cannot leave it.
     std::memcpy(g_pending_temp, temp_.c_str(), temp_.size() + 1);
+    const int fd = open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        g_pending_temp[0] = '\0';
+        io_error(temp_, "cannot create");
+    }
+    ::close(fd);
 }
 
 AtomicOutput::~AtomicOutput() {

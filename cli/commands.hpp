@@ -25,6 +25,7 @@ struct DecodeArgs {
     bool force = false;
     bool quiet = false;
     std::uint64_t max_elements = 0;  // 0: the default from this machine's memory
+    std::uint64_t max_record_bytes = 0;
 };
 
 struct InspectArgs {
@@ -32,6 +33,7 @@ struct InspectArgs {
     std::string against;
     bool json = false;
     std::uint64_t max_elements = 0;
+    std::uint64_t max_record_bytes = 0;
 };
 
 struct FitArgs {

@@ -68,8 +68,8 @@ int run_decode(const DecodeArgs& args) {
     check_output_path(args.input, args.output, args.force);
     refuse_terminal_output(args.output, args.raw ? "raw values" : "an HDF5 file");
     FilePtr in = open_input(args.input);
-    FileSource source(in.get());
-    StreamReader reader(source, limits_with(args.max_elements));
+    FileSource source(in.get(), args.input);
+    StreamReader reader(source, limits_with(args.max_elements, args.max_record_bytes));
     if (args.raw && args.output == "-") {
         decode_raw(args, reader, stdout);
         if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));

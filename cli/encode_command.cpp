@@ -81,13 +81,13 @@ int run_encode(const EncodeArgs& args) {
     check_output_path(args.input, args.output, args.force);
     refuse_terminal_output(args.output, "a binary stream");
     if (args.output == "-") {
-        FileSink sink(stdout);
+        FileSink sink(stdout, "-");
         encode_to(args, spec, sink);
         if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
         return kExitOk;
     }
     AtomicOutput out(args.output);
-    FileSink sink(out.file());
+    FileSink sink(out.file(), args.output);
     encode_to(args, spec, sink);
     out.commit();
     return kExitOk;

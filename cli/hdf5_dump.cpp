@@ -1,5 +1,6 @@
 #include "hdf5_dump.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -130,6 +131,12 @@ Hid open_dump(const std::string& file) {
                        "standard input is not a readable HDF5 file");
     }
     if (access(file.c_str(), R_OK) != 0) fail(ErrorKind::io, file + ": cannot read: " + std::strerror(errno));
+    // A directory passes access(R_OK) but cannot be read as a file: an I/O error like the
+    // raw and stream inputs report, not "not an HDF5 file".
+    struct stat st {};
+    if (stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fail(ErrorKind::io, file + ": cannot read: " + std::strerror(EISDIR));
+    }
     const htri_t is_hdf5 = H5Fis_hdf5(file.c_str());
     if (is_hdf5 <= 0) {
         fail(ErrorKind::bad_input, file + ": not an HDF5 file (use --raw f32|f16|f64 --shape AxB for raw values)");
@@ -160,6 +167,34 @@ std::vector<std::byte> read_dataset_at(const std::string& file, hid_t root, cons
     return read_values(where, id.get(), dtype, n);
 }
 
+namespace {
+
+// A stream with valid bytes can still name one object twice or put one under a dataset or a
+// link. That is a bad stream (exit 3), not an I/O failure, so it is checked before HDF5 is
+// asked to create the object. Parents are inspected by link type, never opened through a
+// link: an external link in the stream must not make decode open another file.
+// True when `path` exists as a real (hard-linked) group.
+bool is_group(hid_t file, const std::string& path) {
+    H5L_info_t link{};
+    H5O_info_t info{};
+    return H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0 && H5Lget_info(file, path.c_str(), &link, H5P_DEFAULT) >= 0 &&
+           link.type == H5L_TYPE_HARD && H5Oget_info_by_name2(file, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
+           info.type == H5O_TYPE_GROUP;
+}
+
+void require_new_object(hid_t file, const std::string& path, const std::string& where) {
+    for (std::size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+        const std::string parent = path.substr(0, slash);
+        if (H5Lexists(file, parent.c_str(), H5P_DEFAULT) <= 0) return;  // created as a group
+        if (!is_group(file, parent)) fail(ErrorKind::damaged_stream, where + ": its parent " + parent + " is not a group in the stream");
+    }
+    if (H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0) {
+        fail(ErrorKind::damaged_stream, where + ": the stream names this object twice");
+    }
+}
+
+}  // namespace
+
 DumpWriter::DumpWriter(const std::string& path)
     : path_(path),
       file_(checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), ErrorKind::io, path,
@@ -168,9 +203,12 @@ DumpWriter::DumpWriter(const std::string& path)
 void DumpWriter::write(const GroupRecord& group) {
     const std::string where = path_ + ": " + group.path;
     Hid id;
-    if (group.path == "/") {
-        id = checked(H5Gopen2(file_.get(), "/", H5P_DEFAULT), ErrorKind::io, where, "cannot open the root group");
+    if (group.path == "/" || is_group(file_.get(), group.path)) {
+        // The root, or a group already made as the parent of an earlier record (writers SHOULD,
+        // not MUST, emit a group first): its attributes go onto it.
+        id = checked(H5Gopen2(file_.get(), group.path.c_str(), H5P_DEFAULT), ErrorKind::io, where, "cannot open the group");
     } else {
+        require_new_object(file_.get(), group.path, where);
         Hid lcpl(H5Pcreate(H5P_LINK_CREATE));
         H5Pset_create_intermediate_group(lcpl.get(), 1);
         id = checked(H5Gcreate2(file_.get(), group.path.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
@@ -181,6 +219,7 @@ void DumpWriter::write(const GroupRecord& group) {
 
 void DumpWriter::write(const LinkRecord& link) {
     const std::string where = path_ + ": " + link.path;
+    require_new_object(file_.get(), link.path, where);
     Hid lcpl(H5Pcreate(H5P_LINK_CREATE));
     H5Pset_create_intermediate_group(lcpl.get(), 1);
     const herr_t status =
@@ -195,6 +234,7 @@ void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> va
     const std::string where = path_ + ": " + tensor.path;
     Hid type = hdf5_type_of(tensor.dtype);
     Hid space = make_dataspace(tensor.shape, where);
+    require_new_object(file_.get(), tensor.path, where);
     Hid lcpl(H5Pcreate(H5P_LINK_CREATE));
     H5Pset_create_intermediate_group(lcpl.get(), 1);
     Hid id = checked(H5Dcreate2(file_.get(), tensor.path.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT,

@@ -201,6 +201,8 @@ std::vector<Attribute> read_attributes(hid_t object, const std::string& where) {
 void write_attributes(hid_t object, const std::vector<Attribute>& attributes, const std::string& where) {
     for (const auto& a : attributes) {
         const std::string at = where + " attribute '" + a.name + "'";
+        // A group given twice (the root, or one made earlier as a parent) can collide here.
+        if (H5Aexists(object, a.name.c_str()) > 0) fail(ErrorKind::damaged_stream, at + ": set twice in the stream");
         Hid type = a.kind == AttrKind::numeric ? hdf5_type_of(a.dtype) : string_type(a);
         Hid space = make_dataspace(a.shape, at);
         Hid attr = checked(H5Acreate2(object, a.name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),

@@ -59,8 +59,8 @@ void add_bit_split(InspectRow& total, const InspectRow& row) {
 
 int run_inspect(const InspectArgs& args) {
     FilePtr in = open_input(args.input);
-    FileSource source(in.get());
-    StreamReader reader(source, limits_with(args.max_elements));
+    FileSource source(in.get(), args.input);
+    StreamReader reader(source, limits_with(args.max_elements, args.max_record_bytes));
     const Original original(args.against);
     InspectReport report{format_version_string(), {}, {}};
     report.total.name = "total";
@@ -76,7 +76,7 @@ int run_inspect(const InspectArgs& args) {
         decode_tensor(t->codec_id, meta, t->payload, decoded);
         const PayloadStats stats = describe_payload(t->codec_id, meta, t->payload);
         InspectRow row{display_name(t->path), std::string(dtype_name(t->dtype)), shape_to_string(t->shape),
-                       t->codec_spec, meta.element_count(), count_nonzero(t->dtype, decoded),
+                       t->codec_spec, t->shape, meta.element_count(), count_nonzero(t->dtype, decoded),
                        meta.byte_count(), reader.last_record_bytes(), {}, {}, {}, {}};
         if (stats.has_bit_split && row.elements) {
             row.position_bits = double(stats.position_bits) / double(row.elements);

@@ -30,9 +30,10 @@ std::string codec_list() {
 
 // Limit errors come from the library; the CLI knows which flag raises the cap.
 std::string with_flag_hint(const Error& e) {
-    std::string message = e.what();
-    if (e.kind() == ErrorKind::limit) message += " (raise the cap with --max-elements N)";
-    return message;
+    const std::string message = e.what();
+    if (e.kind() != ErrorKind::limit) return message;
+    const bool record = message.find("max_record_bytes") != std::string::npos;
+    return message + (record ? " (raise the cap with --max-record-bytes N)" : " (raise the cap with --max-elements N)");
 }
 
 void add_encode(CLI::App& app, EncodeArgs& a) {
@@ -61,6 +62,8 @@ void add_decode(CLI::App& app, DecodeArgs& a) {
     cmd->add_flag("--raw", a.raw, "Write the values of a single-tensor stream, little-endian in their dtype");
     cmd->add_option("--max-elements", a.max_elements,
                     "Refuse tensors declaring more elements (default: half this machine's memory in f32)");
+    cmd->add_option("--max-record-bytes", a.max_record_bytes,
+                    "Refuse records declaring more bytes (default: half this machine's memory)");
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
     cmd->footer("Examples:\n  gradcodec decode dump.gcs -o dump.h5\n  gradcodec decode - --raw -o - < grad.gcs > grad.f32\n\n" +
@@ -74,6 +77,7 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
     cmd->add_option("--against", a.against, "Original HDF5 dump (or raw file of a single-tensor stream) for error metrics");
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
     cmd->add_option("--max-elements", a.max_elements, "Refuse tensors declaring more elements");
+    cmd->add_option("--max-record-bytes", a.max_record_bytes, "Refuse records declaring more bytes");
     cmd->footer(
         "Columns: kept = non-zero decoded values; density = kept/elements; target = the codec's target density;\n"
         "bytes_in = raw size; bytes_out = record size on the wire; ratio = bytes_in/bytes_out;\n"
@@ -87,10 +91,30 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
     cmd->callback([&a] { std::exit(run_inspect(a)); });
 }
 
+void add_fit(CLI::App& app, FitArgs& a) {
+    auto* cmd = app.add_subcommand("fit", "Fit SIDCo's distributions to each float tensor's magnitudes");
+    cmd->add_option("INPUT", a.input, "HDF5 dump; - is stdin")->required();
+    cmd->add_option("--select", a.select, "Glob over dataset paths; repeatable (default: every float dataset)");
+    cmd->add_option("--dist", a.dists, "Distributions to fit: exp, gpareto, gamma")->capture_default_str();
+    cmd->add_option("--density", a.densities, "Target densities for the thresholds")->capture_default_str();
+    cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
+    cmd->footer(
+        "Per tensor and distribution: the fitted parameters of |x| (exp: scale; gpareto: shape, scale;\n"
+        "gamma: shape, scale, zero_fraction), the Kolmogorov-Smirnov distance of the fit on |x|, and per\n"
+        "density SIDCo's threshold (stages=auto), the density it achieves, and the exact top-k threshold.\n\n"
+        "Example:\n  gradcodec fit dump.h5 --select 'step_00010/*' --dist exp,gamma --density 0.01,0.001 --json\n\n" +
+        std::string(kExitCodeHelp));
+    cmd->callback([&a] { std::exit(run_fit(a)); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     install_signal_cleanup();
+    // No HDF5 clean-up at exit: after a failed write (a full disk) HDF5 1.10 keeps a half-closed
+    // file whose close callback crashes in H5_term_library. Every file that matters is closed
+    // explicitly before success is reported, so nothing is lost by skipping it.
+    H5dont_atexit();
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // our messages replace HDF5's error stack
     CLI::App app{"gradcodec: lossy and lossless codecs for deep-learning gradients"};
     app.set_version_flag("--version", version_text());
@@ -99,9 +123,11 @@ int main(int argc, char** argv) {
     EncodeArgs encode;
     DecodeArgs decode;
     InspectArgs inspect;
+    FitArgs fit;
     add_encode(app, encode);
     add_decode(app, decode);
     add_inspect(app, inspect);
+    add_fit(app, fit);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

@@ -7,7 +7,9 @@
 
 namespace gradcodec::cli {
 
-ReadLimits limits_with(std::uint64_t max_elements);
+// 0 keeps the default cap. A raised max_elements raises max_record_bytes to match, unless
+// that is given too.
+ReadLimits limits_with(std::uint64_t max_elements, std::uint64_t max_record_bytes = 0);
 
 // Error(usage) when OUTPUT is "-" and standard output is a terminal.
 void refuse_terminal_output(const std::string& output, const char* what);

@@ -94,24 +94,27 @@ private:
     std::size_t pos_ = 0;
 };
 
-// A stdio stream; `remaining` is known when it is a regular file.
+// A stdio stream; `remaining` is known when it is a regular file. `name` (a path, "-")
+// starts the message of an Error(io), so "File too large" says which file.
 class FileSink final : public ByteSink {
 public:
-    explicit FileSink(std::FILE* file) : file_(file) {}
+    explicit FileSink(std::FILE* file, std::string name = {}) : file_(file), name_(std::move(name)) {}
     void write(std::span<const std::uint8_t> bytes) override;
 
 private:
     std::FILE* file_;
+    std::string name_;
 };
 
 class FileSource final : public ByteSource {
 public:
-    explicit FileSource(std::FILE* file);
+    explicit FileSource(std::FILE* file, std::string name = {});
     std::size_t read(std::span<std::uint8_t> out) override;
     std::optional<std::uint64_t> remaining() const override;
 
 private:
     std::FILE* file_;
+    std::string name_;
     std::optional<std::uint64_t> size_;
     std::uint64_t pos_ = 0;
 };
@@ -155,6 +158,7 @@ public:
     std::uint64_t bytes_read() const { return bytes_read_; }  // header and records so far
 
 private:
+    std::optional<Record> next_record();  // nullopt after the end marker or a skipped record
     std::vector<std::uint8_t> read_body(std::uint64_t length);
     ByteSource& source_;
     ReadLimits limits_;

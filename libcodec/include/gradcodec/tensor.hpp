@@ -21,4 +21,7 @@ struct TensorMeta {
 
 std::string shape_to_string(std::span<const std::uint64_t> shape);  // "10x1024", "scalar"
 
+// The elements of a float tensor (f16, bf16, f32, f64 bytes) as binary32.
+std::vector<float> widen_to_float32(DType dtype, std::span<const std::byte> data);
+
 }  // namespace gradcodec

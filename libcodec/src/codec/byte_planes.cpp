@@ -64,6 +64,7 @@ void split_planes(const std::uint8_t* elements, std::size_t n, std::size_t eleme
 
 void merge_plane(const std::uint8_t* plane, std::size_t n, std::size_t element_size, std::size_t k,
                  std::uint8_t* elements) {
+    if (n == 0) return;  // `elements` may be null for an empty tensor: no pointer arithmetic
     std::uint8_t* out = elements + k;
     for (std::size_t i = 0; i < n; ++i) out[i * element_size] = plane[i];
 }

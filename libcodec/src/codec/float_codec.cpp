@@ -46,7 +46,14 @@ void decode_float32(const TensorMeta& meta, std::span<std::byte> out,
     }
     std::vector<float> values(n);
     decode(values);
-    store_float32(values, meta.dtype, out, meta.name);
+    try {
+        store_float32(values, meta.dtype, out, meta.name);
+    } catch (const Error& e) {
+        // Encoders refuse values the tensor's dtype cannot hold, so a payload that decodes to
+        // one was not written by an encoder: the stream is damaged, not the caller's input.
+        if (e.kind() != ErrorKind::bad_input) throw;
+        fail(ErrorKind::damaged_stream, std::string(e.what()) + " (payload decodes out of range)");
+    }
 }
 
 }  // namespace gradcodec

@@ -7,6 +7,7 @@
 
 #include "common/small_float.hpp"
 #include "gradcodec/error.hpp"
+#include "gradcodec/tensor.hpp"
 
 namespace gradcodec {
 namespace {
@@ -42,10 +43,15 @@ Float32Values::Float32Values(DType dtype, std::span<const std::byte> data) {
     view_ = storage_;
 }
 
+std::vector<float> widen_to_float32(DType dtype, std::span<const std::byte> data) {
+    const Float32Values values(dtype, data);
+    return {values.values().begin(), values.values().end()};
+}
+
 void store_float32(std::span<const float> values, DType dtype, std::span<std::byte> out,
                    const std::string& tensor) {
     if (dtype == DType::f32) {
-        std::memcpy(out.data(), values.data(), values.size_bytes());
+        if (!values.empty()) std::memcpy(out.data(), values.data(), values.size_bytes());
         return;
     }
     if (dtype == DType::f64) {

@@ -1,6 +1,7 @@
 #include "format/record_body.hpp"
 
 #include <string>
+#include <unordered_set>
 
 #include "format/record_layout.hpp"
 #include "gradcodec/error.hpp"
@@ -40,6 +41,24 @@ void put_attributes(ByteWriter& w, const std::vector<Attribute>& attrs) {
     }
 }
 
+// Record paths name HDF5 objects (FORMAT.md: absolute, '/'-separated): a leading '/', no
+// empty component, no trailing '/', no NUL (HDF5 would cut the name there). Only a group may
+// be the root "/". Link targets are not paths of records and are not checked here.
+std::string read_object_path(ByteReader& r, bool root_allowed) {
+    std::string path = r.string(kMaxPathLength);
+    const bool absolute = !path.empty() && path[0] == '/';
+    const bool clean = absolute && path.find('\0') == std::string::npos &&
+                       path.find("//") == std::string::npos && (path.size() == 1 || path.back() != '/');
+    if (!absolute || !clean || (path == "/" && !root_allowed)) {
+        std::string shown;
+        for (char c : path.substr(0, 200)) shown += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+        r.damaged("path '" + shown + "' is not " +
+                  (path == "/" ? "allowed for a tensor or link"
+                               : "an HDF5 object path ('/' first, no empty part, no NUL)"));
+    }
+    return path;
+}
+
 std::uint64_t element_count(ByteReader& r, const std::vector<std::uint64_t>& shape) {
     std::uint64_t n = 1;
     for (auto d : shape) {
@@ -60,9 +79,13 @@ std::vector<Attribute> get_attributes(ByteReader& r) {
     const std::uint16_t count = r.u16();
     if (count > kMaxAttributes) r.damaged(std::to_string(count) + " attributes exceed the limit");
     std::vector<Attribute> attrs;
+    std::unordered_set<std::string> names;
     for (std::uint16_t i = 0; i < count; ++i) {
         Attribute a;
         a.name = r.string(kMaxPathLength);
+        // HDF5 cannot create an attribute without a name, nor two of one name on an object.
+        if (a.name.empty()) r.damaged("attribute " + std::to_string(i) + " has no name");
+        if (!names.insert(a.name).second) r.damaged("attribute '" + a.name + "' appears twice");
         const std::uint8_t kind = r.u8();
         if (kind > 2) r.damaged("attribute '" + a.name + "' has unknown kind " + std::to_string(kind));
         a.kind = static_cast<AttrKind>(kind);
@@ -129,7 +152,7 @@ std::vector<std::uint8_t> tensor_head(const TensorRecord& record) {
 
 GroupRecord parse_group(ByteReader& r) {
     GroupRecord g;
-    g.path = r.string(kMaxPathLength);
+    g.path = read_object_path(r, true);
     g.attributes = get_attributes(r);
     r.expect_end();
     return g;
@@ -137,13 +160,19 @@ GroupRecord parse_group(ByteReader& r) {
 
 LinkRecord parse_link(ByteReader& r) {
     LinkRecord l;
-    l.path = r.string(kMaxPathLength);
+    l.path = read_object_path(r, false);
     const std::uint8_t kind = r.u8();
     if (kind > 1) r.damaged("unknown link kind " + std::to_string(kind));
     l.kind = static_cast<LinkKind>(kind);
     l.target = r.string(kMaxPathLength);
     l.target_file = r.string(kMaxPathLength);
     r.expect_end();
+    if (l.target.empty()) r.damaged("link '" + l.path + "' has no target");
+    if ((l.kind == LinkKind::external) == l.target_file.empty()) {
+        r.damaged("link '" + l.path + "': " + (l.kind == LinkKind::external
+                                                   ? "an external link needs a target file"
+                                                   : "a soft link has no target file"));
+    }
     return l;
 }
 
@@ -151,13 +180,15 @@ TensorRecord parse_tensor(std::vector<std::uint8_t>&& body, const std::string& w
                           const ReadLimits& limits) {
     ByteReader r(body, what);
     TensorRecord t;
-    t.path = r.string(kMaxPathLength);
+    t.path = read_object_path(r, false);
     const std::uint8_t code = r.u8();
     const auto dtype = dtype_from_code(code);
     if (!dtype) r.damaged("unknown dtype code " + std::to_string(code));
     t.dtype = *dtype;
     t.shape = get_shape(r);
     const std::uint64_t n = element_count(r, t.shape);
+    // TensorMeta::byte_count would call this bad input; in a stream it is damage.
+    if (n > UINT64_MAX / dtype_size(t.dtype)) r.damaged("tensor size in bytes overflows 64 bits");
     if (n > limits.max_elements) {
         fail(ErrorKind::limit, t.path + ": shape " + shape_to_string(t.shape) + " declares " +
                                    std::to_string(n) + " elements, over the cap max_elements=" +

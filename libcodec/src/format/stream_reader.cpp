@@ -13,7 +13,10 @@
 namespace gradcodec {
 namespace {
 
-constexpr std::size_t kReadGrowth = 64u << 20;  // body bytes are buffered as they arrive
+// Body bytes of unknown-length sources are buffered as they arrive: the first step is small,
+// each next one as large as what has arrived, none over kReadGrowth.
+constexpr std::uint64_t kFirstReadStep = 64u << 10;
+constexpr std::uint64_t kReadGrowth = 64u << 20;
 
 [[noreturn]] void damaged(const std::string& where, const std::string& why) {
     fail(ErrorKind::damaged_stream, "damaged stream: " + where + ": " + why);
@@ -89,23 +92,36 @@ std::vector<std::uint8_t> StreamReader::read_body(std::uint64_t length) {
                                    " bytes, over the cap max_record_bytes=" +
                                    std::to_string(limits_.max_record_bytes));
     }
-    if (const auto left = source_.remaining(); left && length + kChecksumSize > *left) {
-        damaged(where, "truncated: declares " + std::to_string(length) + " bytes, " +
-                           std::to_string(*left) + " remain");
-    }
-    // Grow only as bytes actually arrive, so a lying length on a pipe costs nothing.
     std::vector<std::uint8_t> body;
+    // Written so that a cap near 2^64 cannot make `length + checksum` wrap around.
+    if (const auto left = source_.remaining()) {
+        if (length > *left || *left - length < kChecksumSize) {
+            damaged(where, "truncated: declares " + std::to_string(length) + " bytes, " +
+                               std::to_string(*left) + " remain");
+        }
+        body.reserve(static_cast<std::size_t>(length));  // the bytes are there: one allocation
+    }
+    // On a pipe, grow only as bytes actually arrive: a short stream declaring a huge record
+    // costs at most twice what it sent, plus the first step.
     while (body.size() < length) {
-        const std::size_t have = body.size();
-        const std::size_t step = static_cast<std::size_t>(std::min<std::uint64_t>(length - have, kReadGrowth));
-        body.resize(have + step);
+        const std::uint64_t have = body.size();
+        const std::uint64_t step = std::min({length - have, std::max(have, kFirstReadStep), kReadGrowth});
+        body.resize(static_cast<std::size_t>(have + step));
         read_exact(source_, std::span(body).subspan(have), where);
     }
     return body;
 }
 
 std::optional<Record> StreamReader::next() {
-    if (ended_) return std::nullopt;
+    // A loop, not recursion, over skipped records: a stream of millions of tiny skippable
+    // records must not exhaust the stack.
+    while (!ended_) {
+        if (auto record = next_record()) return record;
+    }
+    return std::nullopt;
+}
+
+std::optional<Record> StreamReader::next_record() {
     const std::string where = "record " + std::to_string(index_ + 1);
     std::array<std::uint8_t, kRecordFrameSize> frame{};
     const std::size_t got = source_.read(frame);
@@ -150,7 +166,7 @@ std::optional<Record> StreamReader::next() {
         default:
             if (flags & kRecordFlagSkippable) {
                 ++index_;
-                return next();
+                return std::nullopt;
             }
             damaged(named, "unknown record kind " + std::to_string(kind) +
                                " that is not marked skippable");

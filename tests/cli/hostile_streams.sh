@@ -1,0 +1,34 @@
+# Streams with valid bytes (checksums pass) but hostile content: decode and inspect never
+# crash; what HDF5 can hold decodes to a readable file, the rest is refused with exit 3,
+# a message naming the object, and no output.
+source "$(dirname "$0")/testlib.bash"
+MAKE_HOSTILE="$(dirname "$MAKE_FIXTURE")/make_hostile_streams"
+
+mkdir streams
+"$MAKE_HOSTILE" streams || fail "make_hostile_streams failed"
+# A group given twice is harmless (its attributes would collide, see root-group-twice).
+decodable="dot-dot-path duplicate-group group-after-child long-path rank-32 self-link zero-sized-dims"
+refused="double-slash duplicate-attribute duplicate-tensor empty-attribute-name empty-path
+         external-link-empty-file group-over-tensor link-empty-target link-over-tensor nul-in-path
+         parent-is-link relative-path root-as-tensor root-group-twice tensor-under-tensor trailing-slash"
+count=$(ls streams | wc -l)
+listed=$(echo $decodable $refused | wc -w)
+if [ "$count" -eq "$listed" ]; then pass "every hostile case is listed here"; else fail "$count streams, $listed listed"; fi
+
+for name in $decodable; do
+    expect_exit 0 "$name decodes" -- "$GC" decode "streams/$name.gcs" -o out.h5
+    expect_exit 0 "$name gives a readable HDF5 file" -- bash -c "h5dump -H out.h5 > /dev/null"
+    rm -f out.h5
+done
+for name in $refused; do
+    expect_exit 3 "$name is refused" -- "$GC" decode "streams/$name.gcs" -o out.h5
+    if grep -qE "damaged stream|twice|not a group" "$WORK/stderr"; then pass "$name: says why"; else fail "$name: $(cat "$WORK/stderr")"; fi
+    expect_absent out.h5
+    rm -f out.h5
+done
+for name in $decodable $refused; do
+    "$GC" inspect "streams/$name.gcs" > /dev/null 2>"$WORK/stderr"
+    rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 3 ]; then pass "inspect $name exits $rc"; else fail "inspect $name exits $rc: $(cat "$WORK/stderr")"; fi
+done
+finish

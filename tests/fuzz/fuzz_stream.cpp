@@ -1,0 +1,26 @@
+// libFuzzer target over the container: the stream reader, and every registered codec's
+// decoder on each tensor record the reader yields.
+#include <cstddef>
+#include <cstdint>
+#include <variant>
+
+#include "decode_record.hpp"
+#include "fuzz_limits.hpp"
+#include "gradcodec/error.hpp"
+#include "gradcodec/stream.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace gradcodec;
+    SpanSource source(std::span<const std::uint8_t>(data, size));
+    try {
+        StreamReader reader(source, gcfuzz::fuzz_limits());
+        while (auto record = reader.next()) {
+            if (const auto* t = std::get_if<TensorRecord>(&*record)) {
+                gcfuzz::describe_and_decode(t->codec_id, TensorMeta{t->path, t->dtype, t->shape},
+                                            t->payload);
+            }
+        }
+    } catch (const Error&) {
+    }
+    return 0;
+}
