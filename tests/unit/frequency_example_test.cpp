@@ -43,7 +43,7 @@ TEST_CASE("the fft worked example re-encodes byte for byte and decodes as stated
 }
 
 TEST_CASE("the dct worked example re-encodes byte for byte and decodes as stated", "[dct]") {
-    check_example("dct:density=0.3,chunk=4,values=f32", "dct-example.payload",
-                  {2.5f, 2.5f, 2.5f, 2.5f, 3.13388324f, 2.03032994f, 0.469670057f, -0.633883238f,
-                   0, 0});
+    check_example(
+        "dct:density=0.3,chunk=4,values=f32", "dct-example.payload",
+        {2.5f, 2.5f, 2.5f, 2.5f, 3.13388324f, 2.03032994f, 0.469670057f, -0.633883238f, 0, 0});
 }
