@@ -79,7 +79,8 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
     cmd->add_option("--max-elements", a.max_elements, "Refuse tensors declaring more elements");
     cmd->add_option("--max-record-bytes", a.max_record_bytes, "Refuse records declaring more bytes");
     cmd->footer(
-        "Columns: kept = non-zero decoded values; density = kept/elements; target = the codec's target density;\n"
+        "Columns: kept = scalars the codec carries (top-k values, kept spectrum scalars), for dense codecs\n"
+        "the non-zero decoded values; density = kept/elements; target = the codec's target density;\n"
         "bytes_in = raw size; bytes_out = record size on the wire; ratio = bytes_in/bytes_out;\n"
         "bits/value = 8*bytes_out/elements; pos_bits, val_bits = bits per element spent on positions and values.\n"
         "The total row's bytes_out is the whole stream: header, every record and the end marker.\n"

@@ -88,8 +88,9 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
 }
 
 PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
-    return describe_frequency_payload(meta, payload, "dct",
-                                      [](const ChunkLayout& c) { return c.n; });
+    return describe_frequency_payload(
+        meta, payload, "dct", [](const ChunkLayout& c) { return c.n; },
+        [](const ChunkLayout&, std::span<const std::uint64_t> kept) { return kept.size(); });
 }
 
 void validate(const CodecSpec& spec) {

@@ -244,7 +244,13 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
 
 PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
     return describe_frequency_payload(
-        meta, payload, "fft", [](const ChunkLayout& c) { return SpectrumLayout(c).bin_count(); });
+        meta, payload, "fft", [](const ChunkLayout& c) { return SpectrumLayout(c).bin_count(); },
+        [](const ChunkLayout& c, std::span<const std::uint64_t> kept) {
+            const SpectrumLayout s(c);
+            std::uint64_t scalars = 0;
+            for (auto g : kept) scalars += s.is_real(g) ? 1 : 2;
+            return scalars;
+        });
 }
 
 void validate(const CodecSpec& spec) {

@@ -50,16 +50,21 @@ std::uint64_t kept_scalar_target(double density, std::uint64_t n) {
 
 PayloadStats describe_frequency_payload(
     const TensorMeta& meta, std::span<const std::uint8_t> payload, const char* what,
-    const std::function<std::uint64_t(const ChunkLayout&)>& coefficients) {
+    const std::function<std::uint64_t(const ChunkLayout&)>& coefficients,
+    const std::function<std::uint64_t(const ChunkLayout&, std::span<const std::uint64_t>)>& scalars) {
     ByteReader r(payload, meta.name + ": " + what + " payload");
     const FrequencyHeader h = read_frequency_header(r);
-    const PositionSectionInfo positions =
-        describe_positions(r, coefficients(ChunkLayout(meta.element_count(), h.chunk)));
+    const ChunkLayout layout(meta.element_count(), h.chunk);
+    ByteReader kept_reader = r;
+    const std::vector<std::uint64_t> kept = decode_positions(kept_reader, coefficients(layout));
+    const PositionSectionInfo positions = describe_positions(r, coefficients(layout));
     PayloadStats s;
     s.has_bit_split = true;
     s.position_bits = 8 * kFrequencyHeaderBytes + positions.bits;
     s.value_bits = 8 * r.remaining();
     s.target_density = h.density;
+    s.has_carried = true;
+    s.carried = scalars(layout, kept);
     return s;
 }
 

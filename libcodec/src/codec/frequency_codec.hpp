@@ -53,9 +53,11 @@ constexpr std::uint64_t kFrequencyHeaderBytes = 13;
 std::uint64_t kept_scalar_target(double density, std::uint64_t n);
 
 // The bit split for `inspect`: header and positions count as position bits, the value section
-// (the rest of the payload) as value bits. `coefficients` maps n to the index space.
+// (the rest of the payload) as value bits. `coefficients` maps n to the index space;
+// `scalars` counts the real scalars that the kept coefficients carry.
 PayloadStats describe_frequency_payload(
     const TensorMeta& meta, std::span<const std::uint8_t> payload, const char* what,
-    const std::function<std::uint64_t(const ChunkLayout&)>& coefficients);
+    const std::function<std::uint64_t(const ChunkLayout&)>& coefficients,
+    const std::function<std::uint64_t(const ChunkLayout&, std::span<const std::uint64_t>)>& scalars);
 
 }  // namespace gradcodec

@@ -224,6 +224,8 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     s.position_bits = 8 * position_bytes;
     s.value_bits = 8 * value_bytes;
     s.target_density = h.target;
+    s.has_carried = true;
+    s.carried = h.count;
     return s;
 }
 
