@@ -65,6 +65,38 @@ TopkCut cut_in_bucket(std::span<const std::uint64_t> low_hist, std::uint32_t hig
     return {(high << 16) | b.index, need - b.above};
 }
 
+// The elements whose magnitude pattern is >= lo (there are `count`), ascending, and their
+// patterns. Branch-free through small buffers when they are dense, where a branch per element
+// would mispredict constantly.
+void collect_candidates(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
+                        std::vector<std::uint64_t>& indices, std::vector<std::uint32_t>& bits) {
+    if (count < x.size() / 64) {
+        collect_counted_at_least(x, lo, count, indices);
+        bits.resize(indices.size());
+        for (std::size_t j = 0; j < indices.size(); ++j) bits[j] = pattern(&x[indices[j]]);
+        return;
+    }
+    indices.reserve(count);
+    bits.reserve(count);
+    constexpr std::size_t kChunk = 2048;
+    std::uint64_t index_buffer[kChunk];
+    std::uint32_t bits_buffer[kChunk];
+    for (std::size_t first = 0; first < x.size() && indices.size() < count; first += kChunk) {
+        const std::size_t end = std::min(x.size(), first + kChunk);
+        std::size_t fill = 0;
+        for (std::size_t i = first; i < end; ++i) {
+            const std::uint32_t b = pattern(&x[i]);
+            index_buffer[fill] = i;
+            bits_buffer[fill] = b;
+            fill += b >= lo ? 1 : 0;
+        }
+        const auto keep = static_cast<std::size_t>(
+            std::min<std::uint64_t>(fill, count - indices.size()));  // never past `count`
+        indices.insert(indices.end(), index_buffer, index_buffer + keep);
+        bits.insert(bits.end(), bits_buffer, bits_buffer + keep);
+    }
+}
+
 }  // namespace
 
 std::uint64_t topk_count(std::uint64_t n, double density) {
@@ -103,22 +135,22 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
     const std::uint64_t candidates = bucket.above + hist[bucket.index];
     TopkCut cut;
     if (candidates <= x.size() / 4) {
-        // Usual case: collect every element at or above the bucket once (ascending), then
-        // finish the select and the compaction on that short list.
-        collect_counted_at_least(x, bucket.index << 16, candidates, s.indices);
+        // Usual case: collect every element at or above the bucket once (ascending) with its
+        // magnitude pattern, then finish the select and the compaction on that short list
+        // without touching x again.
+        std::vector<std::uint32_t> bits;
+        collect_candidates(x, bucket.index << 16, candidates, s.indices, bits);
         std::vector<std::uint64_t> low(kBuckets, 0);
-        for (const std::uint64_t i : s.indices) {
-            const std::uint32_t b = pattern(&x[i]);
+        for (const std::uint32_t b : bits)
             if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
-        }
         cut = cut_in_bucket(low, bucket.index, k - bucket.above);
         std::uint64_t ties = cut.ties;
         std::size_t out = 0;
-        for (const std::uint64_t i : s.indices) {
-            const std::uint32_t b = pattern(&x[i]);
+        for (std::size_t j = 0; j < bits.size(); ++j) {
+            const std::uint32_t b = bits[j];
             const bool keep = b > cut.bits || (b == cut.bits && ties > 0);
             if (b == cut.bits && ties > 0) --ties;
-            s.indices[out] = i;
+            s.indices[out] = s.indices[j];
             out += keep ? 1 : 0;
         }
         s.indices.resize(out);
