@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -106,10 +107,13 @@ bool write_section(ByteWriter& out, const std::vector<std::uint8_t>& raw, bool t
 std::vector<std::uint8_t> encode_sparse(const SparseParams& p, const TensorMeta& meta,
                                         std::span<const float> x, const EncodeOptions& options) {
     if (!options.allow_nonfinite && !all_finite(x)) require_finite(meta, x);
-    const Chosen c = run_selector(p, x);
+    Chosen c = run_selector(p, x);
     const auto& idx = c.selection.indices;
-    std::vector<float> values(idx.size());
-    for (std::size_t i = 0; i < idx.size(); ++i) values[i] = x[idx[i]];
+    std::vector<float> values = std::move(c.selection.values);
+    if (values.size() != idx.size()) {
+        values.resize(idx.size());
+        for (std::size_t i = 0; i < idx.size(); ++i) values[i] = x[idx[i]];
+    }
 
     std::vector<std::uint8_t> positions;
     ByteWriter pw(positions);

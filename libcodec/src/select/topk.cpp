@@ -66,34 +66,36 @@ TopkCut cut_in_bucket(std::span<const std::uint64_t> low_hist, std::uint32_t hig
 }
 
 // The elements whose magnitude pattern is >= lo (there are `count`), ascending, and their
-// patterns. Branch-free through small buffers when they are dense, where a branch per element
-// would mispredict constantly.
+// raw bit patterns (sign included). Branch-free through small buffers when they are dense,
+// where a branch per element would mispredict constantly.
 void collect_candidates(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
-                        std::vector<std::uint64_t>& indices, std::vector<std::uint32_t>& bits) {
+                        std::vector<std::uint64_t>& indices, std::vector<std::uint32_t>& raw) {
     if (count < x.size() / 64) {
         collect_counted_at_least(x, lo, count, indices);
-        bits.resize(indices.size());
-        for (std::size_t j = 0; j < indices.size(); ++j) bits[j] = pattern(&x[indices[j]]);
+        raw.resize(indices.size());
+        for (std::size_t j = 0; j < indices.size(); ++j)
+            raw[j] = std::bit_cast<std::uint32_t>(x[indices[j]]);
         return;
     }
     indices.reserve(count);
-    bits.reserve(count);
+    raw.reserve(count);
     constexpr std::size_t kChunk = 2048;
     std::uint64_t index_buffer[kChunk];
-    std::uint32_t bits_buffer[kChunk];
+    std::uint32_t raw_buffer[kChunk];
     for (std::size_t first = 0; first < x.size() && indices.size() < count; first += kChunk) {
         const std::size_t end = std::min(x.size(), first + kChunk);
         std::size_t fill = 0;
         for (std::size_t i = first; i < end; ++i) {
-            const std::uint32_t b = pattern(&x[i]);
+            std::uint32_t r;
+            std::memcpy(&r, &x[i], 4);
             index_buffer[fill] = i;
-            bits_buffer[fill] = b;
-            fill += b >= lo ? 1 : 0;
+            raw_buffer[fill] = r;
+            fill += (r & 0x7fffffffu) >= lo ? 1 : 0;
         }
         const auto keep = static_cast<std::size_t>(
             std::min<std::uint64_t>(fill, count - indices.size()));  // never past `count`
         indices.insert(indices.end(), index_buffer, index_buffer + keep);
-        bits.insert(bits.end(), bits_buffer, bits_buffer + keep);
+        raw.insert(raw.end(), raw_buffer, raw_buffer + keep);
     }
 }
 
@@ -138,22 +140,27 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
         // Usual case: collect every element at or above the bucket once (ascending) with its
         // magnitude pattern, then finish the select and the compaction on that short list
         // without touching x again.
-        std::vector<std::uint32_t> bits;
-        collect_candidates(x, bucket.index << 16, candidates, s.indices, bits);
+        std::vector<std::uint32_t> raw;
+        collect_candidates(x, bucket.index << 16, candidates, s.indices, raw);
         std::vector<std::uint64_t> low(kBuckets, 0);
-        for (const std::uint32_t b : bits)
+        for (const std::uint32_t r : raw) {
+            const std::uint32_t b = r & 0x7fffffffu;
             if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
+        }
         cut = cut_in_bucket(low, bucket.index, k - bucket.above);
         std::uint64_t ties = cut.ties;
         std::size_t out = 0;
-        for (std::size_t j = 0; j < bits.size(); ++j) {
-            const std::uint32_t b = bits[j];
+        s.values.resize(raw.size());
+        for (std::size_t j = 0; j < raw.size(); ++j) {
+            const std::uint32_t b = raw[j] & 0x7fffffffu;
             const bool keep = b > cut.bits || (b == cut.bits && ties > 0);
             if (b == cut.bits && ties > 0) --ties;
             s.indices[out] = s.indices[j];
+            s.values[out] = std::bit_cast<float>(raw[j]);
             out += keep ? 1 : 0;
         }
         s.indices.resize(out);
+        s.values.resize(out);
     } else {
         // A huge bucket (many equal magnitudes): histogram its low bits over the whole tensor.
         std::vector<std::uint64_t> low(kBuckets, 0);
