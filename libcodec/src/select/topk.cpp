@@ -66,36 +66,33 @@ TopkCut cut_in_bucket(std::span<const std::uint64_t> low_hist, std::uint32_t hig
 }
 
 // The elements whose magnitude pattern is >= lo (there are `count`), ascending, and their
-// raw bit patterns (sign included). Branch-free through small buffers when they are dense,
-// where a branch per element would mispredict constantly.
+// values. Branch-free through small buffers when they are dense, where a branch per element
+// would mispredict constantly.
 void collect_candidates(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
-                        std::vector<std::uint64_t>& indices, std::vector<std::uint32_t>& raw) {
+                        std::vector<std::uint64_t>& indices, std::vector<float>& values) {
     if (count < x.size() / 64) {
         collect_counted_at_least(x, lo, count, indices);
-        raw.resize(indices.size());
-        for (std::size_t j = 0; j < indices.size(); ++j)
-            raw[j] = std::bit_cast<std::uint32_t>(x[indices[j]]);
+        values.resize(indices.size());
+        for (std::size_t j = 0; j < indices.size(); ++j) values[j] = x[indices[j]];
         return;
     }
     indices.reserve(count);
-    raw.reserve(count);
+    values.reserve(count);
     constexpr std::size_t kChunk = 2048;
     std::uint64_t index_buffer[kChunk];
-    std::uint32_t raw_buffer[kChunk];
+    float value_buffer[kChunk];
     for (std::size_t first = 0; first < x.size() && indices.size() < count; first += kChunk) {
         const std::size_t end = std::min(x.size(), first + kChunk);
         std::size_t fill = 0;
         for (std::size_t i = first; i < end; ++i) {
-            std::uint32_t r;
-            std::memcpy(&r, &x[i], 4);
             index_buffer[fill] = i;
-            raw_buffer[fill] = r;
-            fill += (r & 0x7fffffffu) >= lo ? 1 : 0;
+            value_buffer[fill] = x[i];
+            fill += pattern(&x[i]) >= lo ? 1 : 0;
         }
         const auto keep = static_cast<std::size_t>(
             std::min<std::uint64_t>(fill, count - indices.size()));  // never past `count`
         indices.insert(indices.end(), index_buffer, index_buffer + keep);
-        raw.insert(raw.end(), raw_buffer, raw_buffer + keep);
+        values.insert(values.end(), value_buffer, value_buffer + keep);
     }
 }
 
@@ -138,25 +135,23 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
     TopkCut cut;
     if (candidates <= x.size() / 4) {
         // Usual case: collect every element at or above the bucket once (ascending) with its
-        // magnitude pattern, then finish the select and the compaction on that short list
-        // without touching x again.
-        std::vector<std::uint32_t> raw;
-        collect_candidates(x, bucket.index << 16, candidates, s.indices, raw);
+        // value, then finish the select and the compaction on that short list without
+        // touching x again; the kept values travel with the selection.
+        collect_candidates(x, bucket.index << 16, candidates, s.indices, s.values);
         std::vector<std::uint64_t> low(kBuckets, 0);
-        for (const std::uint32_t r : raw) {
-            const std::uint32_t b = r & 0x7fffffffu;
+        for (const float v : s.values) {
+            const std::uint32_t b = magnitude_bits(v);
             if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
         }
         cut = cut_in_bucket(low, bucket.index, k - bucket.above);
         std::uint64_t ties = cut.ties;
         std::size_t out = 0;
-        s.values.resize(raw.size());
-        for (std::size_t j = 0; j < raw.size(); ++j) {
-            const std::uint32_t b = raw[j] & 0x7fffffffu;
+        for (std::size_t j = 0; j < s.values.size(); ++j) {
+            const std::uint32_t b = magnitude_bits(s.values[j]);
             const bool keep = b > cut.bits || (b == cut.bits && ties > 0);
             if (b == cut.bits && ties > 0) --ties;
             s.indices[out] = s.indices[j];
-            s.values[out] = std::bit_cast<float>(raw[j]);
+            s.values[out] = s.values[j];
             out += keep ? 1 : 0;
         }
         s.indices.resize(out);
