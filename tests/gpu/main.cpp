@@ -11,7 +11,7 @@
 int main(int argc, char** argv) {
     const std::string problem = gradcodec::cuda::device_problem();
     if (!problem.empty()) {
-        std::printf("SKIPPED: the gpu tests need a CUDA device: %s\n", problem.c_str());
+        std::printf("SKIPPED: gpu_tests need a usable CUDA device; here: %s\n", problem.c_str());
         return 77;
     }
     return Catch::Session().run(argc, argv);
