@@ -8,13 +8,15 @@ namespace gradcodec::cli {
 
 Device choose_device(const std::string& name) {
     if (name == "cpu") return Device::cpu;
-    if (name != "cuda") fail(ErrorKind::usage, "--device " + name + ": valid devices are cpu, cuda");
+    if (name != "cuda")
+        fail(ErrorKind::usage, "--device " + name + ": valid devices are cpu, cuda");
 #if defined(GRADCODEC_HAVE_CUDA)
     const std::string problem = cuda::device_problem();
     if (!problem.empty()) fail(ErrorKind::usage, "--device cuda: " + problem);
     return Device::cuda;
 #else
-    fail(ErrorKind::usage, "--device cuda: this gradcodec was built without CUDA (GRADCODEC_CUDA=OFF)");
+    fail(ErrorKind::usage,
+         "--device cuda: this gradcodec was built without CUDA (GRADCODEC_CUDA=OFF)");
 #endif
 }
 

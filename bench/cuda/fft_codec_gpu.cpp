@@ -24,7 +24,8 @@ namespace {
 template <class T>
 struct Device {
     explicit Device(std::size_t n) {
-        if (cudaMalloc(reinterpret_cast<void**>(&p), sizeof(T) * (n == 0 ? 1 : n)) != cudaSuccess) std::abort();
+        if (cudaMalloc(reinterpret_cast<void**>(&p), sizeof(T) * (n == 0 ? 1 : n)) != cudaSuccess)
+            std::abort();
     }
     Device(const std::vector<T>& host) : Device(host.size()) {
         cudaMemcpy(p, host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice);
@@ -40,7 +41,8 @@ void sizes(benchmark::internal::Benchmark* b) {
 const char* kSpec = "fft";  // density 0.15, chunk 256, rangeq 10 bits: the paper's setting
 
 void set_rate(benchmark::State& state, std::size_t n) {
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n * 4));
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                            static_cast<std::int64_t>(n * 4));
 }
 
 void BM_gpu_fft_encode(benchmark::State& state) {
@@ -60,7 +62,8 @@ void BM_cpu_fft_encode(benchmark::State& state) {
     const TensorMeta meta{"bench", DType::f32, {n}};
     const CodecSpec spec = parse_codec_spec(kSpec);
     std::size_t bytes = 0;
-    for (auto _ : state) bytes = encode_tensor(spec, meta, std::as_bytes(std::span(x))).payload.size();
+    for (auto _ : state)
+        bytes = encode_tensor(spec, meta, std::as_bytes(std::span(x))).payload.size();
     set_rate(state, n);
     state.counters["ratio"] = static_cast<double>(4 * n) / static_cast<double>(bytes);
 }
@@ -69,7 +72,8 @@ void BM_gpu_fft_decode(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
     const std::vector<float>& x = bench::gradient_like(n);
     const TensorMeta meta{"bench", DType::f32, {n}};
-    const EncodedTensor e = encode_tensor(parse_codec_spec(kSpec), meta, std::as_bytes(std::span(x)));
+    const EncodedTensor e =
+        encode_tensor(parse_codec_spec(kSpec), meta, std::as_bytes(std::span(x)));
     Device<float> y(n);
     for (auto _ : state) cuda::decode_tensor_on_device(e.codec_id, meta, e.payload, y.p);
     set_rate(state, n);
@@ -79,9 +83,11 @@ void BM_cpu_fft_decode(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
     const std::vector<float>& x = bench::gradient_like(n);
     const TensorMeta meta{"bench", DType::f32, {n}};
-    const EncodedTensor e = encode_tensor(parse_codec_spec(kSpec), meta, std::as_bytes(std::span(x)));
+    const EncodedTensor e =
+        encode_tensor(parse_codec_spec(kSpec), meta, std::as_bytes(std::span(x)));
     std::vector<float> y(n);
-    for (auto _ : state) decode_tensor(e.codec_id, meta, e.payload, std::as_writable_bytes(std::span(y)));
+    for (auto _ : state)
+        decode_tensor(e.codec_id, meta, e.payload, std::as_writable_bytes(std::span(y)));
     set_rate(state, n);
 }
 
@@ -110,7 +116,8 @@ void BM_gpu_select_compact(benchmark::State& state) {
     Device<float> x(bench::gradient_like(n));
     Device<std::uint64_t> kept(n);
     const auto k = static_cast<std::uint64_t>(0.15 * static_cast<double>(n));
-    for (auto _ : state) benchmark::DoNotOptimize(cuda::select_by_weight_on_device(x.p, n, {}, k, kept.p));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(cuda::select_by_weight_on_device(x.p, n, {}, k, kept.p));
     set_rate(state, n);
 }
 
@@ -131,7 +138,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) benchmark::AddCustomContext("gpu", prop.name);
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        benchmark::AddCustomContext("gpu", prop.name);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

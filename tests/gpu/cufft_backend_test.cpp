@@ -28,7 +28,8 @@ double tolerance(std::size_t size) {
 
 }  // namespace
 
-TEST_CASE("cuFFT forward and inverse agree with FFTW on batches of many sizes", "[gpu][transform]") {
+TEST_CASE("cuFFT forward and inverse agree with FFTW on batches of many sizes",
+          "[gpu][transform]") {
     const FftBackend& gpu = cuda::cufft_backend();
     const FftBackend& cpu = fftw_backend();
     for (const std::size_t size : {1, 2, 3, 5, 8, 97, 256, 1000, 4096}) {
@@ -72,6 +73,7 @@ TEST_CASE("the cuFFT DCT-II agrees with FFTW's and DCT-III inverts it", "[gpu][t
         DeviceBuffer<float> back(size * count);
         gpu.dct3({size, count, size, size}, coeffs.get(), back.get());
         const auto y = back.host();
-        for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(std::fabs(y[i] - x[i]) <= tolerance(size));
+        for (std::size_t i = 0; i < x.size(); ++i)
+            REQUIRE(std::fabs(y[i] - x[i]) <= tolerance(size));
     }
 }

@@ -9,11 +9,13 @@ template <class T>
 class DeviceBuffer {
   public:
     explicit DeviceBuffer(std::size_t n) : n_(n) {
-        REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p_), sizeof(T) * (n == 0 ? 1 : n)) == cudaSuccess);
+        REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p_), sizeof(T) * (n == 0 ? 1 : n)) ==
+                cudaSuccess);
     }
     explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
         if (!host.empty()) {
-            REQUIRE(cudaMemcpy(p_, host.data(), sizeof(T) * n_, cudaMemcpyHostToDevice) == cudaSuccess);
+            REQUIRE(cudaMemcpy(p_, host.data(), sizeof(T) * n_, cudaMemcpyHostToDevice) ==
+                    cudaSuccess);
         }
     }
     ~DeviceBuffer() { cudaFree(p_); }
@@ -23,7 +25,8 @@ class DeviceBuffer {
     std::vector<T> host(std::size_t count) const {
         std::vector<T> out(count);
         if (count != 0) {
-            REQUIRE(cudaMemcpy(out.data(), p_, sizeof(T) * count, cudaMemcpyDeviceToHost) == cudaSuccess);
+            REQUIRE(cudaMemcpy(out.data(), p_, sizeof(T) * count, cudaMemcpyDeviceToHost) ==
+                    cudaSuccess);
         }
         return out;
     }

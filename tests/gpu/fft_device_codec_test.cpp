@@ -19,7 +19,8 @@ std::vector<float> gradient_like(std::size_t n, unsigned seed) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> dist(0.0f, 1e-2f);
     std::vector<float> v(n);
-    for (std::size_t i = 0; i < n; ++i) v[i] = dist(rng) + 1e-2f * std::sin(static_cast<float>(i) * 0.01f);
+    for (std::size_t i = 0; i < n; ++i)
+        v[i] = dist(rng) + 1e-2f * std::sin(static_cast<float>(i) * 0.01f);
     return v;
 }
 
@@ -56,7 +57,8 @@ double max_abs(const std::vector<float>& v) {
 
 }  // namespace
 
-TEST_CASE("GPU-written fft payloads decode on the CPU and CPU-written ones on the GPU", "[gpu][fft]") {
+TEST_CASE("GPU-written fft payloads decode on the CPU and CPU-written ones on the GPU",
+          "[gpu][fft]") {
     const char* specs[] = {"fft", "fft:density=0.05,chunk=1024", "fft:values=f32,chunk=100",
                            "fft:density=0.3,bits=12,chunk=7", "fft:density=1,values=f32"};
     for (const std::size_t n : {1, 2, 255, 256, 257, 100000, 1 << 20}) {
@@ -77,7 +79,8 @@ TEST_CASE("GPU-written fft payloads decode on the CPU and CPU-written ones on th
             const std::vector<float> cpu_of_cpu = cpu_decode(cpu, meta);
             const std::vector<float> gpu_of_cpu = gpu_decode(cpu, meta);
             // One payload, two inverse FFTs: differences are float rounding of the transform.
-            const double bound = 1e-5 * std::max(1.0, std::sqrt(static_cast<double>(n))) * max_abs(x) + 1e-12;
+            const double bound =
+                1e-5 * std::max(1.0, std::sqrt(static_cast<double>(n))) * max_abs(x) + 1e-12;
             for (std::size_t i = 0; i < n; ++i) {
                 REQUIRE(std::fabs(cpu_of_gpu[i] - gpu_of_gpu[i]) <= bound);
                 REQUIRE(std::fabs(cpu_of_cpu[i] - gpu_of_cpu[i]) <= bound);

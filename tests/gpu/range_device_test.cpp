@@ -10,7 +10,8 @@
 
 using namespace gradcodec;
 
-TEST_CASE("device range codes equal the CPU's bit for bit, and decode to the same floats", "[gpu][rangeq]") {
+TEST_CASE("device range codes equal the CPU's bit for bit, and decode to the same floats",
+          "[gpu][rangeq]") {
     std::mt19937 rng(3);
     std::normal_distribution<float> dist(0.0f, 1e-3f);
     std::vector<float> x(100003);

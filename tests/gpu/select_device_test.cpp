@@ -47,7 +47,8 @@ TEST_CASE("the device top-k equals select_topk, ties to the lower index", "[gpu]
     }
 }
 
-TEST_CASE("the device weighted select equals select_by_weight on fft bin weights", "[gpu][select]") {
+TEST_CASE("the device weighted select equals select_by_weight on fft bin weights",
+          "[gpu][select]") {
     std::mt19937 rng(11);
     for (int round = 0; round < 30; ++round) {
         const std::uint64_t chunk = std::uniform_int_distribution<std::uint64_t>(1, 600)(rng);

@@ -63,15 +63,13 @@ cufftHandle plan_for(cufftType type, const TransformBatch& b) {
 }
 
 // cuFFT wants length >= 2 for real transforms; a length-1 DFT is the identity.
-__global__ void copy_strided_real_to_complex(const float* in, cufftComplex* out,
-                                             std::size_t count, std::size_t in_stride,
-                                             std::size_t out_stride) {
+__global__ void copy_strided_real_to_complex(const float* in, cufftComplex* out, std::size_t count,
+                                             std::size_t in_stride, std::size_t out_stride) {
     const std::size_t b = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (b < count) out[b * out_stride] = make_cuFloatComplex(in[b * in_stride], 0.0f);
 }
-__global__ void copy_strided_complex_to_real(const cufftComplex* in, float* out,
-                                             std::size_t count, std::size_t in_stride,
-                                             std::size_t out_stride) {
+__global__ void copy_strided_complex_to_real(const cufftComplex* in, float* out, std::size_t count,
+                                             std::size_t in_stride, std::size_t out_stride) {
     const std::size_t b = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (b < count) out[b * out_stride] = in[b * in_stride].x;
 }
@@ -85,7 +83,7 @@ void forward_r2c(const TransformBatch& b, const float* in, std::complex<float>* 
     auto* o = reinterpret_cast<cufftComplex*>(out);
     if (b.size == 1) {
         copy_strided_real_to_complex<<<blocks_for(b.count), 256>>>(in, o, b.count, b.in_stride,
-                                                                  b.out_stride);
+                                                                   b.out_stride);
         check(cudaDeviceSynchronize(), "length-1 forward");
         return;
     }
@@ -100,7 +98,7 @@ void inverse_c2r(const TransformBatch& b, std::complex<float>* in, float* out) {
     auto* i = reinterpret_cast<cufftComplex*>(in);
     if (b.size == 1) {
         copy_strided_complex_to_real<<<blocks_for(b.count), 256>>>(i, out, b.count, b.in_stride,
-                                                                  b.out_stride);
+                                                                   b.out_stride);
         check(cudaDeviceSynchronize(), "length-1 inverse");
         return;
     }
@@ -131,8 +129,8 @@ __global__ void dct2_twiddle(const cufftComplex* spectrum, float* out, std::size
     if (k >= bins) v.y = -v.y;
     const double angle = -kPi * static_cast<double>(k) / (2.0 * static_cast<double>(size));
     const double re = static_cast<double>(v.x) * cos(angle) - static_cast<double>(v.y) * sin(angle);
-    const double scale = k == 0 ? sqrt(1.0 / static_cast<double>(size))
-                                : sqrt(2.0 / static_cast<double>(size));
+    const double scale =
+        k == 0 ? sqrt(1.0 / static_cast<double>(size)) : sqrt(2.0 / static_cast<double>(size));
     out[b * out_stride + k] = static_cast<float>(re * scale);
 }
 
@@ -168,8 +166,7 @@ void dct2(const TransformBatch& b, const float* in, float* out) {
     const std::size_t bins = r2c_bins(b.size);
     DeviceArray<float> v(b.size * b.count);
     DeviceArray<cufftComplex> spectrum(bins * b.count);
-    dct2_reorder<<<blocks_for(b.size * b.count), 256>>>(in, v.data(), b.size, b.count,
-                                                        b.in_stride);
+    dct2_reorder<<<blocks_for(b.size * b.count), 256>>>(in, v.data(), b.size, b.count, b.in_stride);
     check(cudaGetLastError(), "dct2 reorder");
     forward_r2c({b.size, b.count, b.size, bins}, v.data(),
                 reinterpret_cast<std::complex<float>*>(spectrum.data()));

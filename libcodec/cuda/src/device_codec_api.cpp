@@ -19,17 +19,6 @@ void require_device() {
 
 }  // namespace
 
-std::string device_problem() {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-        cudaGetLastError();  // clear the sticky error so later calls start clean
-        return std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")";
-    }
-    if (count == 0) return "no CUDA device found";
-    return {};
-}
-
 bool device_supports(const CodecSpec& spec, const TensorMeta& meta) {
     if (spec.name != "fft" || meta.dtype != DType::f32) return false;
     return parse_frequency_params(spec, kFftDefaultChunk).selector == FrequencySelector::topk;
@@ -43,9 +32,11 @@ EncodedTensor encode_tensor_on_device(const CodecSpec& spec, const TensorMeta& m
                                       const void* device_data, const EncodeOptions& options) {
     validate_codec_spec(spec);
     if (!device_supports(spec, meta)) {
-        fail(ErrorKind::usage, meta.name + ": the CUDA path encodes f32 tensors with fft "
-                                           "(select=topk) only, not '" +
-                                   spec.to_string() + "' on " + std::string(dtype_name(meta.dtype)));
+        fail(ErrorKind::usage, meta.name +
+                                   ": the CUDA path encodes f32 tensors with fft "
+                                   "(select=topk) only, not '" +
+                                   spec.to_string() + "' on " +
+                                   std::string(dtype_name(meta.dtype)));
     }
     require_device();
     const FrequencyParams params = parse_frequency_params(spec, kFftDefaultChunk);

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "codec/codec_def.hpp"
-#include "codec/frequency_codec.hpp"
 #include "codec/float_codec.hpp"
+#include "codec/frequency_codec.hpp"
 #include "cuda_check.hpp"
 #include "cufft_backend.hpp"
 #include "fft_device_codec.hpp"
@@ -51,8 +51,8 @@ __device__ __forceinline__ bool is_real_bin(const WeightRule& r, std::uint64_t g
 
 // As score_chunk on the CPU: (re² + im²)·scale, the tail's scale chunk/tail, unfused so the
 // rounding matches the host's for equal spectra.
-__global__ void score_bins(const cufftComplex* spectrum, std::uint64_t count, std::uint64_t first_tail,
-                           float tail_scale, float* scores) {
+__global__ void score_bins(const cufftComplex* spectrum, std::uint64_t count,
+                           std::uint64_t first_tail, float tail_scale, float* scores) {
     const std::uint64_t g = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
     if (g >= count) return;
     const cufftComplex v = spectrum[g];
@@ -100,8 +100,8 @@ __global__ void scatter_values(const float* values, const std::uint64_t* kept,
 std::uint64_t scalar_offsets(const std::uint64_t* kept, std::uint64_t k, const WeightRule& rule,
                              std::uint64_t* offsets) {
     if (k == 0) return 0;
-    const auto weights =
-        thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), BinWeight{kept, rule});
+    const auto weights = thrust::make_transform_iterator(
+        thrust::counting_iterator<std::uint64_t>(0), BinWeight{kept, rule});
     std::size_t bytes = 0;
     const auto count = static_cast<std::int64_t>(k);
     check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, weights, offsets, count), "offset scan");
@@ -111,8 +111,7 @@ std::uint64_t scalar_offsets(const std::uint64_t* kept, std::uint64_t k, const W
     std::uint64_t last_offset = 0, last_bin = 0;
     check(cudaMemcpy(&last_offset, offsets + k - 1, sizeof last_offset, cudaMemcpyDeviceToHost),
           "offset copy");
-    check(cudaMemcpy(&last_bin, kept + k - 1, sizeof last_bin, cudaMemcpyDeviceToHost),
-          "bin copy");
+    check(cudaMemcpy(&last_bin, kept + k - 1, sizeof last_bin, cudaMemcpyDeviceToHost), "bin copy");
     const std::uint64_t c = last_bin / rule.bins, b = last_bin - c * rule.bins;
     const std::uint64_t len = c < rule.full ? rule.chunk : rule.tail;
     return last_offset + (b == 0 || (len % 2 == 0 && b == len / 2) ? 1 : 2);
@@ -143,7 +142,8 @@ void inverse_all(const DeviceSpectrum& s, cufftComplex* spectrum, float* y) {
 template <class T>
 std::vector<T> to_host(const T* device, std::uint64_t count, const char* what) {
     std::vector<T> out(count);
-    if (count != 0) check(cudaMemcpy(out.data(), device, sizeof(T) * count, cudaMemcpyDeviceToHost), what);
+    if (count != 0)
+        check(cudaMemcpy(out.data(), device, sizeof(T) * count, cudaMemcpyDeviceToHost), what);
     return out;
 }
 
@@ -158,9 +158,10 @@ std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
     DeviceArray<cufftComplex> spectrum(bins);
     DeviceArray<float> scores(bins);
     forward_all(s, x, spectrum.data());
-    const float tail_scale = s.chunks.tail == 0 ? 1.0f
-                                                : static_cast<float>(static_cast<double>(s.chunks.chunk) /
-                                                                     static_cast<double>(s.chunks.tail));
+    const float tail_scale = s.chunks.tail == 0
+                                 ? 1.0f
+                                 : static_cast<float>(static_cast<double>(s.chunks.chunk) /
+                                                      static_cast<double>(s.chunks.tail));
     if (bins != 0) {
         score_bins<<<cover(bins), kThreads>>>(spectrum.data(), bins, s.chunks.full * s.bins,
                                               tail_scale, scores.data());
@@ -183,8 +184,9 @@ std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
         if (std::isfinite(v)) continue;
         const std::vector<float> host_x = to_host(x, n, "input copy");
         require_finite(meta, host_x);
-        fail(ErrorKind::bad_input, meta.name + ": the FFT of this tensor overflows binary32 (values too "
-                                               "large for chunks of " +
+        fail(ErrorKind::bad_input, meta.name +
+                                       ": the FFT of this tensor overflows binary32 (values too "
+                                       "large for chunks of " +
                                        std::to_string(params.chunk) + ")");
     }
     std::vector<std::uint8_t> out;
@@ -195,8 +197,7 @@ std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
     return out;
 }
 
-void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> payload,
-                          float* y) {
+void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> payload, float* y) {
     // Every check happens here on the host, as in codec/fft_codec.cpp, before device work.
     ByteReader r(payload, meta.name + ": fft payload");
     const FrequencyHeader h = read_frequency_header(r);
@@ -217,7 +218,8 @@ void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> 
     DeviceArray<std::uint64_t> device_kept(k);
     DeviceArray<float> device_values(scalars);
     if (k != 0) {
-        check(cudaMemcpy(device_kept.data(), kept.data(), sizeof(std::uint64_t) * k, cudaMemcpyHostToDevice),
+        check(cudaMemcpy(device_kept.data(), kept.data(), sizeof(std::uint64_t) * k,
+                         cudaMemcpyHostToDevice),
               "kept upload");
         check(cudaMemcpy(device_values.data(), values.data(), sizeof(float) * scalars,
                          cudaMemcpyHostToDevice),
@@ -228,8 +230,8 @@ void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> 
     DeviceArray<cufftComplex> spectrum(s.bin_count());
     check(cudaMemset(spectrum.data(), 0, sizeof(cufftComplex) * s.bin_count()), "spectrum reset");
     if (k != 0) {
-        scatter_values<<<cover(k), kThreads>>>(device_values.data(), device_kept.data(), offsets.data(),
-                                               k, s.rule(), spectrum.data());
+        scatter_values<<<cover(k), kThreads>>>(device_values.data(), device_kept.data(),
+                                               offsets.data(), k, s.rule(), spectrum.data());
         check(cudaGetLastError(), "scatter kernel");
     }
     inverse_all(s, spectrum.data(), y);

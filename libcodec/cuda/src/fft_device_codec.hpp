@@ -16,7 +16,6 @@ inline constexpr std::uint32_t kFftDefaultChunk = 256;
 std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
                                                const TensorMeta& meta, const float* x,
                                                const EncodeOptions& options);
-void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> payload,
-                          float* y);
+void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> payload, float* y);
 
 }  // namespace gradcodec::cuda

@@ -1,11 +1,11 @@
 #include <cuda_runtime.h>
 
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <algorithm>
 #include <array>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 #include <vector>
 
 #include "cuda_check.hpp"
@@ -42,8 +42,8 @@ __global__ void digit_histogram(const float* x, std::uint64_t n, WeightRule rule
     for (unsigned i = threadIdx.x; i <= digit_mask; i += blockDim.x) local[i] = 0;
     __syncthreads();
     const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-    for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
-         i < n; i += step) {
+    for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
+         i += step) {
         const std::uint32_t key = key_of(x, i);
         if ((key & prefix_mask) != prefix) continue;
         atomicAdd(&local[(key >> shift) & digit_mask], weight_of(rule, i));

@@ -21,7 +21,8 @@ struct EncodeConstants {
 std::uint32_t half_eps_bits(float eps) {
     const double half = static_cast<double>(eps) / 2.0;
     float f = static_cast<float>(half);
-    if (static_cast<double>(f) < half) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    if (static_cast<double>(f) < half)
+        f = std::nextafter(f, std::numeric_limits<float>::infinity());
     return std::bit_cast<std::uint32_t>(f);
 }
 
@@ -39,8 +40,7 @@ __global__ void encode_codes(EncodeConstants k, const float* in, std::uint64_t n
 }
 
 __global__ void decode_codes(int shift, std::uint32_t offset, std::uint32_t magnitude_mask,
-                             int sign_shift, const std::uint32_t* in, std::uint64_t n,
-                             float* out) {
+                             int sign_shift, const std::uint32_t* in, std::uint64_t n, float* out) {
     const std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
     if (i >= n) return;
     const std::uint32_t c = in[i];
