@@ -78,9 +78,10 @@ TEST_CASE("GPU-written fft payloads decode on the CPU and CPU-written ones on th
             const std::vector<float> gpu_of_gpu = gpu_decode(gpu, meta);
             const std::vector<float> cpu_of_cpu = cpu_decode(cpu, meta);
             const std::vector<float> gpu_of_cpu = gpu_decode(cpu, meta);
-            // One payload, two inverse FFTs: differences are float rounding of the transform.
-            const double bound =
-                1e-5 * std::max(1.0, std::sqrt(static_cast<double>(n))) * max_abs(x) + 1e-12;
+            // One payload, two inverse FFTs of chunks up to 1024: the outputs differ by float
+            // rounding of the transform only (~1e-7 per butterfly level, relative to the
+            // chunk's scale), so 1e-4 of the tensor's largest magnitude is a loose bound.
+            const double bound = 1e-4 * max_abs(x) + 1e-12;
             for (std::size_t i = 0; i < n; ++i) {
                 REQUIRE(std::fabs(cpu_of_gpu[i] - gpu_of_gpu[i]) <= bound);
                 REQUIRE(std::fabs(cpu_of_cpu[i] - gpu_of_cpu[i]) <= bound);
