@@ -26,6 +26,10 @@ elif [ "$status" -eq 0 ]; then
     expect_exit 0 "the GPU decodes a CPU-written stream" -- "$GC" decode cpu.gcs -o cpu_gpu.h5 --device cuda
     expect_exit 0 "the GPU decodes its own stream" -- "$GC" decode gpu.gcs -o gpu_gpu.h5 --device cuda
     expect_exit 0 "inspect reads the GPU stream" -- "$GC" inspect gpu.gcs
+    # Exact selection: the GPU's topk stream is the CPU's, byte for byte.
+    expect_exit 0 "topk on the CPU" -- "$GC" encode "$SAMPLE" -o topk_cpu.gcs --codec topk:density=0.01
+    expect_exit 0 "topk on the GPU" -- "$GC" encode "$SAMPLE" -o topk_gpu.gcs --codec topk:density=0.01 --device cuda
+    if cmp -s topk_cpu.gcs topk_gpu.gcs; then pass "GPU and CPU topk streams are identical"; else fail "GPU topk stream differs from the CPU's"; fi
 else
     fail "encode --device cuda: exit $status; stderr: $(cat "$WORK/stderr")"
 fi

@@ -109,7 +109,7 @@ TEST_CASE("the GPU fft encoder refuses non-finite input with the CPU's error kin
 TEST_CASE("the GPU path turns away specs it does not run with a usage error", "[gpu][fft]") {
     const std::vector<float> x(100, 1.0f);
     DeviceBuffer<float> device_x(x);
-    for (const char* text : {"fft:select=sidco", "dct", "topk:density=0.1"}) {
+    for (const char* text : {"fft:select=sidco", "dct", "dgc:density=0.1", "sidco:density=0.01"}) {
         const TensorMeta meta{"t", DType::f32, {x.size()}};
         CHECK_FALSE(cuda::device_supports(parse_codec_spec(text), meta));
         try {

@@ -4,10 +4,12 @@
 #include <string>
 
 #include "codec/codec_def.hpp"
+#include "codec/sparse_params.hpp"
 #include "cuda_check.hpp"
 #include "fft_device_codec.hpp"
 #include "gradcodec/cuda.hpp"
 #include "gradcodec/error.hpp"
+#include "sparse_device_codec.hpp"
 
 namespace gradcodec::cuda {
 namespace {
@@ -20,7 +22,9 @@ void require_device() {
 }  // namespace
 
 bool device_supports(const CodecSpec& spec, const TensorMeta& meta) {
-    if (spec.name != "fft" || meta.dtype != DType::f32) return false;
+    if (meta.dtype != DType::f32) return false;
+    if (spec.name == "topk" || spec.name == "threshold") return true;
+    if (spec.name != "fft") return false;
     return parse_frequency_params(spec, kFftDefaultChunk).selector == FrequencySelector::topk;
 }
 
@@ -39,9 +43,13 @@ EncodedTensor encode_tensor_on_device(const CodecSpec& spec, const TensorMeta& m
                                    std::string(dtype_name(meta.dtype)));
     }
     require_device();
+    const auto* x = static_cast<const float*>(device_data);
+    if (spec.name != "fft") {
+        return {kCodecSparse, spec.to_string(),
+                encode_sparse_on_device(parse_sparse_params(spec), meta, x, options)};
+    }
     const FrequencyParams params = parse_frequency_params(spec, kFftDefaultChunk);
-    return {kCodecFft, spec.to_string(),
-            encode_fft_on_device(params, meta, static_cast<const float*>(device_data), options)};
+    return {kCodecFft, spec.to_string(), encode_fft_on_device(params, meta, x, options)};
 }
 
 void decode_tensor_on_device(std::uint16_t codec_id, const TensorMeta& meta,

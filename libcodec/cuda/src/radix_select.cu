@@ -77,6 +77,22 @@ struct IsKept {
     }
 };
 
+struct AtLeast {
+    const float* x;
+    std::uint32_t lowest;
+    __device__ bool operator()(std::uint64_t i) const { return key_of(x, i) >= lowest; }
+};
+
+__global__ void flag_nonfinite(const float* x, std::uint64_t n, unsigned int* flag) {
+    const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+    bool bad = false;
+    for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
+         i += step) {
+        bad |= (__float_as_uint(x[i]) & 0x7f800000u) == 0x7f800000u;
+    }
+    if (__syncthreads_or(bad) && threadIdx.x == 0) atomicOr(flag, 1u);
+}
+
 // The first j with inclusive[j] >= remaining: the last tie kept.
 __global__ void find_reaching(const std::uint64_t* inclusive, std::uint64_t m,
                               std::uint64_t remaining, std::uint64_t* found) {
@@ -116,13 +132,17 @@ std::uint64_t total_weight(const WeightRule& r, std::uint64_t n) {
 }
 
 std::uint64_t select_by_weight_on_device(const float* x, std::uint64_t n, const WeightRule& rule,
-                                         std::uint64_t target, std::uint64_t* out) {
+                                         std::uint64_t target, std::uint64_t* out,
+                                         std::uint32_t* cut_bits) {
     if (target == 0 || n == 0) return 0;
-    if (target >= total_weight(rule, n)) {
+    const std::uint64_t total = total_weight(rule, n);
+    if (target >= total && cut_bits == nullptr) {
         iota<<<cover(n), kThreads>>>(out, n);
         check(cudaDeviceSynchronize(), "select all");
         return n;
     }
+    // Taking the whole total keeps everything and finds the smallest pattern as the cut.
+    target = std::min(target, total);
     // Narrow the cut pattern digit by digit; `remaining` is the weight still to take from
     // the elements matching the prefix found so far.
     DeviceArray<unsigned long long> hist(kMaxDigitBins);
@@ -189,7 +209,34 @@ std::uint64_t select_by_weight_on_device(const float* x, std::uint64_t n, const 
         "kept compaction");
     std::uint64_t k = 0;
     check(cudaMemcpy(&k, kept.data(), sizeof k, cudaMemcpyDeviceToHost), "kept count");
+    if (cut_bits != nullptr) *cut_bits = prefix;
     return k;
+}
+
+std::uint64_t select_at_least_on_device(const float* x, std::uint64_t n, std::uint32_t lowest,
+                                        std::uint64_t* out) {
+    if (n == 0) return 0;
+    DeviceArray<std::uint64_t> kept(1);
+    thrust::counting_iterator<std::uint64_t> indices(0);
+    with_scratch(
+        [&](void* s, std::size_t& b) {
+            return cub::DeviceSelect::If(s, b, indices, out, kept.data(),
+                                         static_cast<std::int64_t>(n), AtLeast{x, lowest});
+        },
+        "threshold compaction");
+    std::uint64_t k = 0;
+    check(cudaMemcpy(&k, kept.data(), sizeof k, cudaMemcpyDeviceToHost), "kept count");
+    return k;
+}
+
+bool any_nonfinite_on_device(const float* x, std::uint64_t n) {
+    if (n == 0) return false;
+    DeviceArray<unsigned int> flag(1);
+    check(cudaMemset(flag.data(), 0, sizeof(unsigned int)), "flag reset");
+    flag_nonfinite<<<grid_for(n), kThreads>>>(x, n, flag.data());
+    unsigned int host = 0;
+    check(cudaMemcpy(&host, flag.data(), sizeof host, cudaMemcpyDeviceToHost), "flag copy");
+    return host != 0;
 }
 
 }  // namespace gradcodec::cuda

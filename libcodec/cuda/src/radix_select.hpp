@@ -22,9 +22,18 @@ std::uint64_t total_weight(const WeightRule& rule, std::uint64_t n);
 
 // Writes to out (device, room for n) the ascending indices of the shortest prefix of the
 // ranking whose weight reaches `target` (all n when the total is below it; none for 0) and
-// returns how many. `scores` is device memory.
+// returns how many. `scores` is device memory. When `cut_bits` is given and something is
+// kept, it receives the magnitude pattern of the last kept element (select_topk's threshold).
 std::uint64_t select_by_weight_on_device(const float* scores, std::uint64_t n,
                                          const WeightRule& rule, std::uint64_t target,
-                                         std::uint64_t* out);
+                                         std::uint64_t* out, std::uint32_t* cut_bits = nullptr);
+
+// Writes the ascending indices of the elements whose magnitude pattern is >= `lowest` (the
+// threshold selector's |x| > T is lowest = bits_above(T)) and returns how many.
+std::uint64_t select_at_least_on_device(const float* x, std::uint64_t n, std::uint32_t lowest,
+                                        std::uint64_t* out);
+
+// Whether any element is inf or NaN.
+bool any_nonfinite_on_device(const float* x, std::uint64_t n);
 
 }  // namespace gradcodec::cuda

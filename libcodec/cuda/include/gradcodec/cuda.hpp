@@ -12,6 +12,9 @@
 //           the smallest coder, Golomb-Rice and Elias-Fano included) and the value section
 //           (the rangeq ladder choice and bit packing), from the k indices and values the
 //           device hands back; on decode, parsing those two sections.
+// For the sparse codec (id 4) with topk or threshold on f32 tensors, the finite screen, the
+// selection, the compaction and the gather run on the device, the payload assembly (position
+// and value sections, zstd) on the host; sparse payloads decode on the CPU only so far.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -23,7 +26,8 @@ namespace gradcodec::cuda {
 // Empty when a CUDA device is usable, else why not (no driver, no device, ...). Never throws.
 std::string device_problem();
 
-// Whether encode_tensor_on_device handles this spec and tensor (fft, select=topk, f32).
+// Whether encode_tensor_on_device handles this spec and tensor (f32 with fft select=topk,
+// topk or threshold), and decode_tensor_on_device this codec (fft on f32).
 bool device_supports(const CodecSpec& spec, const TensorMeta& meta);
 bool device_supports_decode(std::uint16_t codec_id, const TensorMeta& meta);
 
