@@ -1,7 +1,7 @@
-// GPU against CPU for the fft codec: encode and decode GB/s (input f32 bytes per second)
-// with the tensor in device memory (cuFFT path) and in host memory (FFTW path), plus the
-// stages alone: the batched R2C FFT (cuFFT vs FFTW) and the device select + compaction.
-// Without a usable GPU it prints why and exits 0 having measured nothing.
+// GPU against CPU for the fft codec (and the sparse topk encoder): encode and decode GB/s (input
+// f32 bytes per second) with the tensor in device memory (cuFFT path) and in host memory (FFTW
+// path), plus the stages alone: the batched R2C FFT (cuFFT vs FFTW) and the device select +
+// compaction. Without a usable GPU it prints why and exits 0 having measured nothing.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
@@ -121,8 +121,31 @@ void BM_gpu_select_compact(benchmark::State& state) {
     set_rate(state, n);
 }
 
+// The sparse codec at the paper-era density 0.01 (top-k), device vs host input.
+void BM_gpu_topk_encode(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    Device<float> x(bench::gradient_like(n));
+    const TensorMeta meta{"bench", DType::f32, {n}};
+    const CodecSpec spec = parse_codec_spec("topk:density=0.01");
+    for (auto _ : state) benchmark::DoNotOptimize(cuda::encode_tensor_on_device(spec, meta, x.p));
+    set_rate(state, n);
+}
+
+void BM_cpu_topk_encode(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const std::vector<float>& x = bench::gradient_like(n);
+    const TensorMeta meta{"bench", DType::f32, {n}};
+    const CodecSpec spec = parse_codec_spec("topk:density=0.01");
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(encode_tensor(spec, meta, std::as_bytes(std::span(x))));
+    }
+    set_rate(state, n);
+}
+
 }  // namespace
 
+BENCHMARK(BM_gpu_topk_encode)->Apply(sizes);
+BENCHMARK(BM_cpu_topk_encode)->Apply(sizes);
 BENCHMARK(BM_gpu_fft_encode)->Apply(sizes);
 BENCHMARK(BM_cpu_fft_encode)->Apply(sizes);
 BENCHMARK(BM_gpu_fft_decode)->Apply(sizes);

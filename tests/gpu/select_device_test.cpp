@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -42,7 +43,14 @@ TEST_CASE("the device top-k equals select_topk, ties to the lower index", "[gpu]
         for (const double density : {0.0001, 0.01, 0.3, 1.0}) {
             const std::uint64_t k = topk_count(n, density);
             INFO("n " << n << " k " << k << " grid " << grid);
-            CHECK(device_select(x, {}, k) == select_topk(x, k).indices);
+            const Selection cpu = select_topk(x, k);
+            CHECK(device_select(x, {}, k) == cpu.indices);
+            // The cut pattern is select_topk's threshold.
+            DeviceBuffer<float> scores(x);
+            DeviceBuffer<std::uint64_t> out(x.size());
+            std::uint32_t cut = 0;
+            cuda::select_by_weight_on_device(scores.get(), x.size(), {}, k, out.get(), &cut);
+            CHECK(cut == std::bit_cast<std::uint32_t>(cpu.threshold));
         }
     }
 }
