@@ -9,10 +9,6 @@
 
 namespace gradcodec::cuda {
 
-// The default chunk of codec/fft_codec.cpp (kDefaultChunk there); the gpu tests compare the
-// headers both encoders write, so a change there shows up.
-inline constexpr std::uint32_t kFftDefaultChunk = 256;
-
 std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
                                                const TensorMeta& meta, const float* x,
                                                const EncodeOptions& options);

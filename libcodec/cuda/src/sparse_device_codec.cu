@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "codec/float_codec.hpp"
-#include "codec/zstd_section.hpp"
+#include "codec/sparse_payload.hpp"
 #include "cuda_check.hpp"
 #include "index/position_coder.hpp"
 #include "quant/value_coder.hpp"
@@ -16,25 +16,6 @@
 
 namespace gradcodec::cuda {
 namespace {
-
-// As codec/sparse.cpp (the gpu tests compare the two encoders' payloads byte for byte).
-constexpr std::uint8_t kFlagPositionsZstd = 1;
-constexpr std::uint8_t kFlagValuesZstd = 2;
-constexpr int kZstdLevel = 3;
-
-bool write_section(ByteWriter& out, const std::vector<std::uint8_t>& raw, bool try_zstd) {
-    if (try_zstd && raw.size() > 16) {
-        const auto frame = zstd_compress_section(raw, kZstdLevel);
-        if (frame.size() < raw.size()) {
-            out.u64(frame.size());
-            out.bytes(frame);
-            return true;
-        }
-    }
-    out.u64(raw.size());
-    out.bytes(raw);
-    return false;
-}
 
 __global__ void gather(const float* x, const std::uint64_t* idx, std::uint64_t k, float* out) {
     const std::uint64_t j = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
@@ -80,28 +61,9 @@ std::vector<std::uint8_t> encode_sparse_on_device(const SparseParams& p, const T
     const std::vector<std::uint64_t> host_idx = to_host(idx.data(), k, "index copy");
     const std::vector<float> host_values = to_host(values.data(), k, "value copy");
 
-    std::vector<std::uint8_t> positions;
-    ByteWriter pw(positions);
-    encode_positions(host_idx, n, pw);
-    std::vector<std::uint8_t> value_bytes;
-    ByteWriter vw(value_bytes);
-    encode_values(p.values, host_values, meta, options, vw);
-
-    std::vector<std::uint8_t> out;
-    ByteWriter w(out);
-    w.u8(static_cast<std::uint8_t>(p.selector));
-    w.u8(0);  // dist: SIDCo only
-    w.u8(0);  // stages: SIDCo only
-    const std::size_t flags_at = out.size();
-    w.u8(0);
-    w.f64(target);
-    w.f32(threshold);
-    w.u64(k);
-    std::uint8_t flags = 0;
-    if (write_section(w, positions, p.zstd)) flags |= kFlagPositionsZstd;
-    if (write_section(w, value_bytes, p.zstd)) flags |= kFlagValuesZstd;
-    out[flags_at] = flags;
-    return out;
+    // dist and stages are SIDCo's, which stays on the CPU.
+    return write_sparse_payload(p, meta, {0, 0, target, threshold}, host_idx, host_values, n,
+                                options);
 }
 
 }  // namespace gradcodec::cuda

@@ -16,8 +16,6 @@
 namespace gradcodec {
 namespace {
 
-// Chosen by measurement (the rel L2 survey and bench figures in format-spec/codec-dct.md).
-constexpr std::uint32_t kDefaultChunk = 64;
 
 // Coefficient k of chunk c is coefficient c·chunk + k of the tensor: the same index space
 // as the values, n entries.
@@ -47,7 +45,7 @@ std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const Ten
 std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
                                  std::span<const std::byte> data, const EncodeOptions& options) {
     require_float_tensor(spec, meta);
-    const FrequencyParams params = parse_frequency_params(spec, kDefaultChunk);
+    const FrequencyParams params = parse_frequency_params(spec, kDctDefaultChunk);
     return encode_float32(meta, data, [&](std::span<const float> x) {
         return encode_floats(params, meta, x, options);
     });
@@ -79,7 +77,7 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
 }
 
 void validate(const CodecSpec& spec) {
-    parse_frequency_params(spec, kDefaultChunk);
+    parse_frequency_params(spec, kDctDefaultChunk);
 }
 
 }  // namespace

@@ -21,8 +21,6 @@
 namespace gradcodec {
 namespace {
 
-// Chosen by measurement (bench/fft_codec.cpp and the rel L2 survey in the codec's spec).
-constexpr std::uint32_t kDefaultChunk = 256;
 
 // Where each bin of a chunked spectrum lives. Bins are numbered densely across chunks
 // (bin g is bin g mod bins of chunk g div bins) for positions; in memory each full chunk
@@ -170,7 +168,7 @@ std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const Ten
 std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
                                  std::span<const std::byte> data, const EncodeOptions& options) {
     require_float_tensor(spec, meta);
-    const FrequencyParams params = parse_frequency_params(spec, kDefaultChunk);
+    const FrequencyParams params = parse_frequency_params(spec, kFftDefaultChunk);
     return encode_float32(meta, data, [&](std::span<const float> x) {
         return encode_floats(params, meta, x, options);
     });
@@ -239,7 +237,7 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
 }
 
 void validate(const CodecSpec& spec) {
-    parse_frequency_params(spec, kDefaultChunk);
+    parse_frequency_params(spec, kFftDefaultChunk);
 }
 
 }  // namespace

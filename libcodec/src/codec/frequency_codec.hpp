@@ -15,6 +15,11 @@ namespace gradcodec {
 constexpr std::uint32_t kMaxChunk = std::uint32_t{1} << 24;
 constexpr int kPaperValueBits = 10;  // SuperNeurons' N for its range-based floats
 
+// Default chunks, chosen by measurement (bench/fft_codec.cpp and the rel L2 surveys in
+// format-spec/codec-fft.md and codec-dct.md).
+inline constexpr std::uint32_t kFftDefaultChunk = 256;
+inline constexpr std::uint32_t kDctDefaultChunk = 64;
+
 struct FrequencyParams {
     double density = 0.15;  // the paper's 1 - θ, θ = 0.85
     std::uint32_t chunk = 0;

@@ -14,6 +14,7 @@
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/sparse_params.hpp"
+#include "codec/sparse_payload.hpp"
 #include "codec/zstd_section.hpp"
 #include "common/byte_io.hpp"
 #include "index/position_coder.hpp"
@@ -23,9 +24,6 @@
 namespace gradcodec {
 namespace {
 
-constexpr std::uint8_t kFlagPositionsZstd = 1;
-constexpr std::uint8_t kFlagValuesZstd = 2;
-constexpr int kZstdLevel = 3;
 constexpr std::uint64_t kValueSlack = 4096;  // value-section bytes allowed beyond 4 per value
 
 // A vectorised screen (SSE2 is the x86-64 baseline); require_finite then names the first
@@ -89,21 +87,6 @@ Chosen run_selector(const SparseParams& p, std::span<const float> x) {
     return c;
 }
 
-// Writes u64 length + the section, as a zstd frame when allowed and smaller.
-bool write_section(ByteWriter& out, const std::vector<std::uint8_t>& raw, bool try_zstd) {
-    if (try_zstd && raw.size() > 16) {
-        const auto frame = zstd_compress_section(raw, kZstdLevel);
-        if (frame.size() < raw.size()) {
-            out.u64(frame.size());
-            out.bytes(frame);
-            return true;
-        }
-    }
-    out.u64(raw.size());
-    out.bytes(raw);
-    return false;
-}
-
 std::vector<std::uint8_t> encode_sparse(const SparseParams& p, const TensorMeta& meta,
                                         std::span<const float> x, const EncodeOptions& options) {
     if (!options.allow_nonfinite && !all_finite(x)) require_finite(meta, x);
@@ -114,29 +97,8 @@ std::vector<std::uint8_t> encode_sparse(const SparseParams& p, const TensorMeta&
         values.resize(idx.size());
         for (std::size_t i = 0; i < idx.size(); ++i) values[i] = x[idx[i]];
     }
-
-    std::vector<std::uint8_t> positions;
-    ByteWriter pw(positions);
-    encode_positions(idx, x.size(), pw);
-    std::vector<std::uint8_t> value_bytes;
-    ByteWriter vw(value_bytes);
-    encode_values(p.values, values, meta, options, vw);
-
-    std::vector<std::uint8_t> out;
-    ByteWriter w(out);
-    w.u8(static_cast<std::uint8_t>(p.selector));
-    w.u8(c.dist);
-    w.u8(c.stages);
-    const std::size_t flags_at = out.size();
-    w.u8(0);
-    w.f64(c.target);
-    w.f32(c.selection.threshold);
-    w.u64(idx.size());
-    std::uint8_t flags = 0;
-    if (write_section(w, positions, p.zstd)) flags |= kFlagPositionsZstd;
-    if (write_section(w, value_bytes, p.zstd)) flags |= kFlagValuesZstd;
-    out[flags_at] = flags;
-    return out;
+    return write_sparse_payload(p, meta, {c.dist, c.stages, c.target, c.selection.threshold}, idx,
+                                values, x.size(), options);
 }
 
 struct Header {
@@ -163,7 +125,7 @@ Header read_header(ByteReader& r, std::uint64_t n) {
         r.damaged("invalid stage count " + std::to_string(h.stages));
     }
     h.flags = r.u8();
-    if ((h.flags & ~(kFlagPositionsZstd | kFlagValuesZstd)) != 0) {
+    if ((h.flags & ~(kSparseFlagPositionsZstd | kSparseFlagValuesZstd)) != 0) {
         r.damaged("unknown flags " + std::to_string(h.flags));
     }
     h.target = r.f64();
@@ -206,9 +168,9 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
     ByteReader r(payload, what);
     const Header h = read_header(r, n);
     const auto positions =
-        read_section(r, h.flags & kFlagPositionsZstd, position_limit(n), "position section");
+        read_section(r, h.flags & kSparseFlagPositionsZstd, position_limit(n), "position section");
     const auto value_bytes =
-        read_section(r, h.flags & kFlagValuesZstd, value_limit(h.count), "value section");
+        read_section(r, h.flags & kSparseFlagValuesZstd, value_limit(h.count), "value section");
     r.expect_end();
 
     ByteReader vr(value_bytes, what + " value section");
