@@ -25,8 +25,8 @@ std::string general(double v) {
 std::string optional_fixed(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "-"; }
 
 // JSON has no inf or NaN: those become null.
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-nlohmann::json optional_number(const std::optional<double>& v) { return v ? number(*v) : nlohmann::json(nullptr); }
+nlohmann::ordered_json number(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); }
+nlohmann::ordered_json optional_number(const std::optional<double>& v) { return v ? number(*v) : nlohmann::ordered_json(nullptr); }
 
 std::vector<std::string> cells(const InspectRow& r, bool with_metrics) {
     std::vector<std::string> c{r.name,
@@ -55,10 +55,10 @@ std::vector<std::string> cells(const InspectRow& r, bool with_metrics) {
     return c;
 }
 
-nlohmann::json row_json(const InspectRow& r) {
-    nlohmann::json j{{"name", r.name},
+nlohmann::ordered_json row_json(const InspectRow& r) {
+    nlohmann::ordered_json j{{"name", r.name},
                      {"dtype", r.dtype},
-                     {"shape", r.shape},
+                     {"shape", r.dims},
                      {"codec", r.codec},
                      {"elements", r.elements},
                      {"kept", r.kept},
@@ -106,11 +106,11 @@ void print_table(const InspectReport& report, bool with_metrics) {
 }
 
 void print_json(const InspectReport& report) {
-    nlohmann::json tensors = nlohmann::json::array();
+    nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
     for (const auto& r : report.tensors) tensors.push_back(row_json(r));
-    nlohmann::json total = row_json(report.total);
+    nlohmann::ordered_json total = row_json(report.total);
     for (const char* key : {"name", "dtype", "shape", "codec"}) total.erase(key);
-    const nlohmann::json out{{"format_version", report.format_version}, {"tensors", tensors}, {"total", total}};
+    const nlohmann::ordered_json out{{"format_version", report.format_version}, {"tensors", tensors}, {"total", total}};
     std::printf("%s\n", out.dump(2).c_str());
 }
 

@@ -11,6 +11,7 @@ namespace gradcodec::cli {
 
 struct InspectRow {
     std::string name, dtype, shape, codec;
+    std::vector<std::uint64_t> dims;  // the shape, for JSON
     std::uint64_t elements = 0, kept = 0, bytes_in = 0, bytes_out = 0;
     std::optional<double> position_bits, value_bits;  // per element, where the codec has them
     std::optional<double> target_density;

@@ -91,6 +91,22 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
     cmd->callback([&a] { std::exit(run_inspect(a)); });
 }
 
+void add_fit(CLI::App& app, FitArgs& a) {
+    auto* cmd = app.add_subcommand("fit", "Fit SIDCo's distributions to each float tensor's magnitudes");
+    cmd->add_option("INPUT", a.input, "HDF5 dump; - is stdin")->required();
+    cmd->add_option("--select", a.select, "Glob over dataset paths; repeatable (default: every float dataset)");
+    cmd->add_option("--dist", a.dists, "Distributions to fit: exp, gpareto, gamma")->capture_default_str();
+    cmd->add_option("--density", a.densities, "Target densities for the thresholds")->capture_default_str();
+    cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
+    cmd->footer(
+        "Per tensor and distribution: the fitted parameters of |x| (exp: scale; gpareto: shape, scale;\n"
+        "gamma: shape, scale, zero_fraction), the Kolmogorov-Smirnov distance of the fit on |x|, and per\n"
+        "density SIDCo's threshold (stages=auto), the density it achieves, and the exact top-k threshold.\n\n"
+        "Example:\n  gradcodec fit dump.h5 --select 'step_00010/*' --dist exp,gamma --density 0.01,0.001 --json\n\n" +
+        std::string(kExitCodeHelp));
+    cmd->callback([&a] { std::exit(run_fit(a)); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,9 +123,11 @@ int main(int argc, char** argv) {
     EncodeArgs encode;
     DecodeArgs decode;
     InspectArgs inspect;
+    FitArgs fit;
     add_encode(app, encode);
     add_decode(app, decode);
     add_inspect(app, inspect);
+    add_fit(app, fit);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

@@ -39,6 +39,10 @@ struct CodecDef {
 extern const CodecDef kLosslessCodec;
 extern const CodecDef kCastCodec;
 extern const CodecDef kRangeqCodec;
+extern const CodecDef kTopkCodec;  // topk, threshold, dgc, sidco share kCodecSparse
+extern const CodecDef kThresholdCodec;
+extern const CodecDef kDgcCodec;
+extern const CodecDef kSidcoCodec;
 
 std::span<const CodecDef* const> all_codecs();
 

@@ -1,0 +1,143 @@
+#pragma once
+// Bit-level writing and bounds-checked reading for the position coders. Bit i of a stream is
+// bit (i mod 8) of byte i / 8 (least significant first); the last byte is zero-padded.
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gradcodec/error.hpp"
+
+namespace gradcodec {
+
+class BitWriter {
+  public:
+    // v < 2^bits, bits <= 64.
+    void put(std::uint64_t v, unsigned bits) {
+        if (bits == 0) return;
+        acc_ |= v << fill_;
+        if (fill_ + bits >= 64) {
+            flush_word();
+            const unsigned used = 64 - fill_;
+            acc_ = used < 64 ? v >> used : 0;
+            fill_ = fill_ + bits - 64;
+        } else {
+            fill_ += bits;
+        }
+    }
+    void zeros(std::uint64_t count) {
+        while (count > 0) {
+            const unsigned step = count > 56 ? 56u : static_cast<unsigned>(count);
+            put(0, step);
+            count -= step;
+        }
+    }
+    std::uint64_t bit_count() const { return 8 * std::uint64_t{bytes_.size()} + fill_; }
+    std::vector<std::uint8_t> finish() {
+        for (unsigned b = 0; b < fill_; b += 8)
+            bytes_.push_back(static_cast<std::uint8_t>(acc_ >> b));
+        acc_ = 0;
+        fill_ = 0;
+        return std::move(bytes_);
+    }
+
+  private:
+    void flush_word() {
+        for (int b = 0; b < 64; b += 8) bytes_.push_back(static_cast<std::uint8_t>(acc_ >> b));
+    }
+    std::vector<std::uint8_t> bytes_;
+    std::uint64_t acc_ = 0;
+    unsigned fill_ = 0;  // < 64
+};
+
+class BitReader {
+  public:
+    BitReader(std::span<const std::uint8_t> data, const std::string& what, std::uint64_t start = 0)
+        : data_(data), total_(8 * std::uint64_t{data.size()}), pos_(start), what_(what) {}
+
+    std::uint64_t position() const { return pos_; }
+    std::uint64_t remaining() const { return total_ - pos_; }
+    void seek(std::uint64_t bit) { pos_ = bit; }
+
+    // bits <= 56.
+    std::uint64_t get(unsigned bits) {
+        if (bits > remaining()) damaged("a code runs past the end of its section");
+        const std::uint64_t v = peek() & mask(bits);
+        pos_ += bits;
+        return v;
+    }
+    // Zero bits up to and including the next one bit: returns how many zeros. Fails rather
+    // than run past the end, or past `limit` zeros.
+    std::uint64_t unary(std::uint64_t limit) {
+        std::uint64_t zeros = 0;
+        for (;;) {
+            const std::uint64_t avail = remaining() < 56 ? remaining() : 56;
+            if (avail == 0) damaged("a unary code runs past the end of its section");
+            const std::uint64_t w = peek() & mask(static_cast<unsigned>(avail));
+            if (w != 0) {
+                const auto tz = static_cast<unsigned>(std::countr_zero(w));
+                zeros += tz;
+                pos_ += tz + 1;
+                if (zeros > limit) damaged("a gap exceeds the tensor");
+                return zeros;
+            }
+            zeros += avail;
+            pos_ += avail;
+            if (zeros > limit) damaged("a gap exceeds the tensor");
+        }
+    }
+    // One Rice code (unary quotient, then r low bits) from a single window when it fits; false
+    // when the code is longer or near the end, and the caller takes the checked slow path.
+    bool try_rice(unsigned r, std::uint64_t& q, std::uint64_t& low) {
+        if (remaining() < 57) return false;
+        const std::uint64_t w = peek();
+        if (w == 0) return false;
+        const auto tz = static_cast<unsigned>(std::countr_zero(w));
+        if (tz + 1 + r > 56) return false;
+        q = tz;
+        low = (w >> (tz + 1)) & mask(r);
+        pos_ += tz + 1 + r;
+        return true;
+    }
+    // The bits from the current position to the end are all zero (canonical padding).
+    bool rest_is_zero() const {
+        std::uint64_t p = pos_;
+        while (p < total_) {
+            const std::uint64_t n = total_ - p < 56 ? total_ - p : 56;
+            if ((peek_at(p) & mask(static_cast<unsigned>(n))) != 0) return false;
+            p += n;
+        }
+        return true;
+    }
+    [[noreturn]] void damaged(const std::string& why) const {
+        fail(ErrorKind::damaged_stream, what_ + ": " + why);
+    }
+
+  private:
+    static std::uint64_t mask(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+    std::uint64_t peek() const { return peek_at(pos_); }
+    // 57 or more valid bits from bit `p` (zeros past the end).
+    std::uint64_t peek_at(std::uint64_t p) const {
+        const std::size_t byte = p >> 3;
+        std::uint64_t w = 0;
+        if (byte + 8 <= data_.size()) {
+            if constexpr (std::endian::native == std::endian::little) {
+                std::memcpy(&w, data_.data() + byte, 8);
+            } else {
+                for (int i = 0; i < 8; ++i) w |= std::uint64_t{data_[byte + i]} << (8 * i);
+            }
+        } else {
+            for (std::size_t i = byte; i < data_.size(); ++i)
+                w |= std::uint64_t{data_[i]} << (8 * (i - byte));
+        }
+        return w >> (p & 7);
+    }
+    std::span<const std::uint8_t> data_;
+    std::uint64_t total_;
+    std::uint64_t pos_;
+    std::string what_;
+};
+
+}  // namespace gradcodec

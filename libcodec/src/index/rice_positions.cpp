@@ -1,0 +1,168 @@
+// The Golomb-Rice gap coders: one parameter for the whole set (near the entropy bound when the
+// kept positions look uniformly spread), or one parameter per block of gaps, which follows the
+// local density of clustered positions (rows or channels of large gradients) and then codes
+// real gradients' positions below the uniform bound log2 C(n,k).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+
+#include "index/position_coders.hpp"
+
+namespace gradcodec {
+namespace {
+
+std::uint64_t gap_at(std::span<const std::uint64_t> sorted, std::size_t i) {
+    return i == 0 ? sorted[0] : sorted[i] - sorted[i - 1] - 1;
+}
+
+// Sums of (g >> r) over a run of gaps for every r: the Rice size of the run with parameter r is
+// sum[r] + count * (r + 1), so one pass gives the exact size for every parameter.
+struct ShiftSums {
+    std::array<std::uint64_t, 64> sum{};
+    unsigned top = 0;  // sum[r] == 0 for every r >= top
+    std::uint64_t count = 0;
+
+    void add(std::uint64_t g) {
+        unsigned r = 0;
+        for (std::uint64_t v = g; v != 0; v >>= 1) sum[r++] += v;
+        top = std::max(top, r);
+        ++count;
+    }
+    void merge(const ShiftSums& o) {
+        for (unsigned r = 0; r < o.top; ++r) sum[r] += o.sum[r];
+        top = std::max(top, o.top);
+        count += o.count;
+    }
+    // The smallest size and its parameter (ties to the smaller r); past `top` sizes only grow.
+    RiceChoice best() const {
+        RiceChoice c{0, sum[0] + count};
+        for (unsigned r = 1; r <= std::min(top, 63u); ++r) {
+            const std::uint64_t bits = sum[r] + count * (r + 1);
+            if (bits < c.bits) c = {r, bits};
+        }
+        return c;
+    }
+};
+
+ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end) {
+    ShiftSums s;
+    for (std::size_t i = begin; i < end; ++i) s.add(gap_at(sorted, i));
+    return s;
+}
+
+void encode_range(BitWriter& w, std::span<const std::uint64_t> sorted, std::size_t begin,
+                  std::size_t end, unsigned r) {
+    const std::uint64_t low_mask = r == 0 ? 0 : (~0ull >> (64 - r));
+    for (std::size_t i = begin; i < end; ++i) {
+        const std::uint64_t g = gap_at(sorted, i);
+        const std::uint64_t q = g >> r;
+        if (q + 1 + r <= 56) {  // the whole code in one write: q zeros, a one, the low bits
+            w.put(((g & low_mask) << (q + 1)) | (1ull << q), static_cast<unsigned>(q + 1 + r));
+            continue;
+        }
+        w.zeros(q);
+        w.put(1, 1);
+        w.put(g & low_mask, r);
+    }
+}
+
+// Decodes `count` codes with parameter r; `next` is the smallest position the next gap may
+// start from.
+void decode_range(BitReader& in, std::uint64_t n, std::uint64_t count, unsigned r,
+                  std::uint64_t& next, PositionEmitter& out) {
+    for (std::uint64_t i = 0; i < count; ++i) {
+        std::uint64_t q = 0, low = 0;
+        if (!in.try_rice(r, q, low)) {
+            q = in.unary(n >> r);
+            low = r <= 56 ? in.get(r) : (in.get(r - 32) | (in.get(32) << (r - 32)));
+        }
+        if (q > (n >> r)) in.damaged("a gap exceeds the tensor");
+        const std::uint64_t gap = (q << r) | low;
+        if (gap >= n - next) in.damaged("a gap runs past the element count " + std::to_string(n));
+        out.push(next + gap);
+        next += gap + 1;
+    }
+}
+
+}  // namespace
+
+RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
+    // Blocks of 2^5..2^8 gaps nest inside aligned 256-gap groups: build the 32-gap sums, then
+    // merge pairs upwards, so every block size costs one pass in all.
+    constexpr unsigned kLevels = kRiceBlockLog2Max - kRiceBlockLog2Min + 1;
+    constexpr std::size_t kGroup = std::size_t{1} << kRiceBlockLog2Max;
+    constexpr std::size_t kLeaf = std::size_t{1} << kRiceBlockLog2Min;
+    std::array<std::uint64_t, kLevels> block_bits{};
+    ShiftSums total;
+    for (std::size_t g = 0; g < sorted.size(); g += kGroup) {
+        std::array<ShiftSums, kGroup / kLeaf> level;
+        std::size_t blocks = 0;
+        for (std::size_t b = g; b < std::min(sorted.size(), g + kGroup); b += kLeaf) {
+            level[blocks++] = shift_sums(sorted, b, std::min(sorted.size(), b + kLeaf));
+        }
+        for (unsigned l = 0; l < kLevels; ++l) {
+            for (std::size_t i = 0; i < blocks; ++i) {
+                block_bits[l] += kRiceBlockParameterBits + level[i].best().bits;
+            }
+            if (l + 1 == kLevels) break;
+            for (std::size_t i = 0; i < blocks; i += 2) {
+                ShiftSums m = level[i];
+                if (i + 1 < blocks) m.merge(level[i + 1]);
+                level[i / 2] = m;
+            }
+            blocks = (blocks + 1) / 2;
+        }
+        total.merge(level[0]);
+    }
+    RiceCosts c;
+    const RiceChoice plain = total.best();
+    c.parameter = plain.r;
+    c.bits = sorted.empty() ? 0 : plain.bits;
+    c.block_log2 = kRiceBlockLog2Min;
+    c.block_bits = block_bits[0];
+    for (unsigned l = 1; l < kLevels; ++l) {
+        if (block_bits[l] < c.block_bits) {
+            c.block_bits = block_bits[l];
+            c.block_log2 = kRiceBlockLog2Min + l;
+        }
+    }
+    return c;
+}
+
+std::vector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r) {
+    BitWriter w;
+    encode_range(w, sorted, 0, sorted.size(), r);
+    return w.finish();
+}
+
+void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r,
+                 PositionEmitter& out) {
+    std::uint64_t next = 0;
+    decode_range(in, n, k, r, next, out);
+}
+
+std::vector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
+                                             unsigned log2_block) {
+    BitWriter w;
+    const std::size_t block = std::size_t{1} << log2_block;
+    for (std::size_t b = 0; b < sorted.size(); b += block) {
+        const std::size_t e = std::min(sorted.size(), b + block);
+        const unsigned r = shift_sums(sorted, b, e).best().r;
+        w.put(r, kRiceBlockParameterBits);
+        encode_range(w, sorted, b, e, r);
+    }
+    return w.finish();
+}
+
+void decode_rice_blocks(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned log2_block,
+                        PositionEmitter& out) {
+    const std::uint64_t block = std::uint64_t{1} << log2_block;
+    std::uint64_t next = 0;
+    for (std::uint64_t b = 0; b < k; b += block) {
+        const auto r = static_cast<unsigned>(in.get(kRiceBlockParameterBits));
+        decode_range(in, n, std::min(block, k - b), r, next, out);
+    }
+}
+
+}  // namespace gradcodec

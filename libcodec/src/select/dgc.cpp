@@ -1,0 +1,73 @@
+#include "select/dgc.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <vector>
+
+#include "select/magnitude_scan.hpp"
+#include "select/topk.hpp"
+
+namespace gradcodec {
+namespace {
+
+// SplitMix64: a fixed, portable generator, so a seed means the same sample on every platform.
+std::uint64_t splitmix64(std::uint64_t seed) {
+    std::uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// The k_s-th largest magnitude of a strided sample.
+std::uint32_t sampled_threshold(std::span<const float> x, const DgcParams& p) {
+    const std::uint64_t n = x.size();
+    const double wanted =
+        std::max(std::ceil(p.sample * static_cast<double>(n)), std::ceil(2.0 / p.density));
+    const std::uint64_t samples =
+        wanted >= static_cast<double>(n) ? n : static_cast<std::uint64_t>(wanted);
+    const std::uint64_t stride = n / samples;
+    const std::uint64_t start = splitmix64(p.seed) % stride;
+    std::vector<float> sample(samples);
+    for (std::uint64_t i = 0; i < samples; ++i) sample[i] = x[start + i * stride];
+    return topk_cut(sample, topk_count(samples, p.density)).bits;
+}
+
+// Exact top-k among the elements at or above `lo` (all of the top k are among them).
+Selection topk_among(std::span<const float> x, std::uint32_t lo, std::uint64_t candidates,
+                     std::uint64_t k) {
+    if (candidates > x.size() / 4) return select_topk(x, k);
+    std::vector<std::uint64_t> index;
+    collect_counted_at_least(x, lo, candidates, index);
+    std::vector<float> magnitude(index.size());
+    for (std::size_t i = 0; i < index.size(); ++i) magnitude[i] = x[index[i]];
+    Selection inner = select_topk(magnitude, k);
+    for (auto& i : inner.indices) i = index[i];
+    return inner;
+}
+
+}  // namespace
+
+Selection select_dgc(std::span<const float> x, const DgcParams& params) {
+    Selection s;
+    if (x.empty()) return s;
+    const std::uint64_t k = topk_count(x.size(), params.density);
+    const auto k_high = static_cast<std::uint64_t>(1.3 * static_cast<double>(k));
+    const double k_low = 0.8 * static_cast<double>(k);
+    std::uint32_t thr = sampled_threshold(x, params);
+    for (int round = 0; round < kDgcRounds; ++round) {
+        s.indices.clear();
+        const std::uint64_t selected = collect_at_least(x, thr, k_high, s.indices);
+        if (selected > k_high) {
+            Selection exact = topk_among(x, thr, selected, k);
+            return exact;
+        }
+        const bool last = round + 1 == kDgcRounds;
+        if (static_cast<double>(selected) >= k_low || last || thr == 0) break;
+        thr = magnitude_bits(std::bit_cast<float>(thr) * 0.8f);
+    }
+    s.threshold = std::bit_cast<float>(thr);
+    return s;
+}
+
+}  // namespace gradcodec

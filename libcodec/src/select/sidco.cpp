@@ -1,0 +1,126 @@
+#include "select/sidco.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "fit/distribution.hpp"
+#include "select/magnitude_scan.hpp"
+#include "select/threshold.hpp"
+
+namespace gradcodec {
+namespace {
+
+// A double threshold as the float t with (|x| > t) == (|x| > eta) for every float |x|: the
+// largest float <= eta.
+float float_threshold(double eta) {
+    if (!(eta > 0)) return 0.0f;
+    if (eta >= static_cast<double>(std::numeric_limits<float>::max())) {
+        return std::numeric_limits<float>::infinity();
+    }
+    float t = static_cast<float>(eta);
+    if (static_cast<double>(t) > eta) t = std::nextafter(t, 0.0f);
+    return t;
+}
+
+DistFit first_fit(std::span<const float> x, Distribution d) {
+    if (d == Distribution::gamma) return fit_gamma(log_stats(x), x.size());
+    const TailStats s = tail_stats(x, -1.0f);
+    return d == Distribution::exp ? fit_exp(s) : fit_gpareto(s);
+}
+
+// Stages 2..M over `tail` (the magnitudes above the first-stage threshold eta1). Stage j keeps
+// cur = {a > eta}, and sets eta = min(cur) + Q(fit(cur - min(cur)), per_j).
+double staged_threshold(std::span<const float> tail, double eta1, int stages, double density,
+                        std::uint64_t n, Distribution d) {
+    const double target = density * static_cast<double>(n);
+    const Distribution later = d == Distribution::exp ? Distribution::exp : Distribution::gpareto;
+    double eta = eta1;
+    std::vector<float> work;  // a shrunk copy of the current set, once it halves
+    std::span<const float> cur = tail;
+    for (int stage = 1; stage < stages; ++stage) {
+        const TailStats s = tail_stats(cur, float_threshold(eta));
+        if (s.count == 0) break;  // nothing above: keep the last eta
+        const double tmin = s.min;
+        const DistFit f = later == Distribution::exp ? fit_exp(s, tmin) : fit_gpareto(s, tmin);
+        // (ours) Each stage aims at the density still missing, from the count it actually has:
+        // per = (target / |cur|)^(1 / stages left). The reference's fixed per = r^(1/(M-1))
+        // lets the errors of early stages compound; here the last stage asks its fit for exactly
+        // the fraction of cur that the target needs, a moderate quantile that fits get right.
+        const int left = stages - stage;
+        const double per = std::pow(target / static_cast<double>(s.count), 1.0 / left);
+        if (per >= 1.0) break;  // cur already holds no more than the target
+        eta = tmin + tail_quantile(f, per);
+        if (2 * s.count < cur.size()) {
+            std::vector<float> next;
+            next.reserve(s.count);
+            gather_magnitudes_at_least(cur, bits_above(float_threshold(tmin)), next);
+            // gather keeps > tmin; the minimum itself is at tmin and is below the new eta.
+            work = std::move(next);
+            cur = work;
+        }
+    }
+    return eta;
+}
+
+double log_distance(std::uint64_t count, double target) {
+    if (count == 0) return std::numeric_limits<double>::infinity();
+    return std::fabs(std::log(static_cast<double>(count) / target));
+}
+
+}  // namespace
+
+int sidco_auto_stage_bound(double density) {
+    const int b = static_cast<int>(std::ceil(std::log(density) / std::log(0.5)));
+    return std::clamp(b, 2, kSidcoMaxStages);
+}
+
+SidcoThreshold sidco_threshold(std::span<const float> x, const SidcoParams& p) {
+    SidcoThreshold out;
+    if (x.empty()) return out;
+    const DistFit f1 = first_fit(x, p.dist);
+    const bool single = p.stages == 1 || p.density >= kSidcoFirstDensity;
+    if (single) {
+        out.threshold = float_threshold(tail_quantile(f1, p.density));
+        out.count = count_at_least(x, bits_above(out.threshold));
+        return out;
+    }
+    const double eta1 = tail_quantile(f1, kSidcoFirstDensity);
+    std::vector<float> tail;
+    tail.reserve(x.size() / 3);  // about a quarter passes the first stage
+    gather_magnitudes_at_least(x, bits_above(float_threshold(eta1)), tail);
+    const double target = p.density * static_cast<double>(x.size());
+    auto attempt = [&](int stages) {
+        SidcoThreshold t;
+        t.stages = stages;
+        const double eta = stages == 1
+                               ? tail_quantile(f1, p.density)
+                               : staged_threshold(tail, eta1, stages, p.density, x.size(), p.dist);
+        t.threshold = float_threshold(std::max(eta, eta1));
+        // Every kept element is above eta1, so counting over the tail is exact.
+        t.count = count_at_least(tail, bits_above(t.threshold));
+        return t;
+    };
+    if (p.stages > 1) return attempt(p.stages);
+    const int bound = sidco_auto_stage_bound(p.density);
+    SidcoThreshold best;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (int m = 1; m <= bound; ++m) {
+        const SidcoThreshold t = attempt(m);
+        const double ratio = static_cast<double>(t.count) / target;
+        if (ratio >= kSidcoAcceptLow && ratio <= kSidcoAcceptHigh) return t;
+        const double d = log_distance(t.count, target);
+        if (m == 1 || d < best_distance) {
+            best = t;
+            best_distance = d;
+        }
+    }
+    return best;
+}
+
+Selection select_sidco(std::span<const float> x, const SidcoParams& params) {
+    return select_above(x, sidco_threshold(x, params).threshold);
+}
+
+}  // namespace gradcodec

@@ -1,0 +1,147 @@
+#include "select/topk.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "select/magnitude_scan.hpp"
+
+namespace gradcodec {
+namespace {
+
+constexpr std::size_t kBuckets = 1u << 16;
+
+inline std::uint32_t pattern(const float* p) {
+    std::uint32_t b;
+    std::memcpy(&b, p, 4);
+    return b & 0x7fffffffu;
+}
+
+// Histogram of the top 16 bits. Two interleaved tables halve the store-to-load stalls of runs
+// of equal buckets, which gradients (few exponents) have plenty of.
+std::vector<std::uint64_t> high_histogram(std::span<const float> x) {
+    std::vector<std::uint64_t> total(kBuckets / 2, 0);  // the sign bit is cleared
+    std::vector<std::uint32_t> h0(kBuckets / 2), h1(kBuckets / 2);
+    const std::size_t n = x.size();
+    constexpr std::size_t kPiece = std::size_t{1} << 31;  // keeps 32-bit counters exact
+    for (std::size_t first = 0; first < n; first += kPiece) {
+        const std::size_t end = std::min(n, first + kPiece);
+        std::fill(h0.begin(), h0.end(), 0u);
+        std::fill(h1.begin(), h1.end(), 0u);
+        std::size_t i = first;
+        for (; i + 2 <= end; i += 2) {
+            ++h0[pattern(&x[i]) >> 16];
+            ++h1[pattern(&x[i + 1]) >> 16];
+        }
+        if (i < end) ++h0[pattern(&x[i]) >> 16];
+        for (std::size_t b = 0; b < kBuckets / 2; ++b) total[b] += std::uint64_t{h0[b]} + h1[b];
+    }
+    return total;
+}
+
+struct Bucket {
+    std::uint32_t index;  // the bucket holding the k-th largest
+    std::uint64_t above;  // elements in higher buckets (< k)
+};
+
+// Scans from the top bucket down until `k` elements are covered.
+Bucket find_bucket(std::span<const std::uint64_t> hist, std::uint64_t k) {
+    std::uint64_t above = 0;
+    for (std::size_t b = hist.size(); b-- > 0;) {
+        if (above + hist[b] >= k) return {static_cast<std::uint32_t>(b), above};
+        above += hist[b];
+    }
+    return {0, above};  // unreachable for k <= n
+}
+
+// The cut inside bucket `high`, from the low 16 bits of its members.
+TopkCut cut_in_bucket(std::span<const std::uint64_t> low_hist, std::uint32_t high,
+                      std::uint64_t need) {
+    const Bucket b = find_bucket(low_hist, need);
+    return {(high << 16) | b.index, need - b.above};
+}
+
+}  // namespace
+
+std::uint64_t topk_count(std::uint64_t n, double density) {
+    if (n == 0) return 0;
+    double product = density * static_cast<double>(n);
+    if (product > 0) {
+        // Round to 12 significant digits: 0.001 * 25e6 = 25000.000000000004 means 25000.
+        const double scale = std::pow(10.0, 11 - std::floor(std::log10(product)));
+        product = std::round(product * scale) / scale;
+    }
+    const double k = std::ceil(product);
+    if (!(k < static_cast<double>(n))) return n;
+    return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(k));
+}
+
+TopkCut topk_cut(std::span<const float> x, std::uint64_t k) {
+    const auto hist = high_histogram(x);
+    const Bucket bucket = find_bucket(hist, k);
+    std::vector<std::uint64_t> low(kBuckets, 0);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const std::uint32_t b = pattern(&x[i]);
+        if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
+    }
+    return cut_in_bucket(low, bucket.index, k - bucket.above);
+}
+
+Selection select_topk(std::span<const float> x, std::uint64_t k) {
+    Selection s;
+    k = std::min<std::uint64_t>(k, x.size());
+    if (k == 0) {
+        s.threshold = std::numeric_limits<float>::infinity();
+        return s;
+    }
+    const auto hist = high_histogram(x);
+    const Bucket bucket = find_bucket(hist, k);
+    const std::uint64_t candidates = bucket.above + hist[bucket.index];
+    TopkCut cut;
+    if (candidates <= x.size() / 4) {
+        // Usual case: collect every element at or above the bucket once (ascending), then
+        // finish the select and the compaction on that short list.
+        collect_counted_at_least(x, bucket.index << 16, candidates, s.indices);
+        std::vector<std::uint64_t> low(kBuckets, 0);
+        for (const std::uint64_t i : s.indices) {
+            const std::uint32_t b = pattern(&x[i]);
+            if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
+        }
+        cut = cut_in_bucket(low, bucket.index, k - bucket.above);
+        std::uint64_t ties = cut.ties;
+        std::size_t out = 0;
+        for (const std::uint64_t i : s.indices) {
+            const std::uint32_t b = pattern(&x[i]);
+            const bool keep = b > cut.bits || (b == cut.bits && ties > 0);
+            if (b == cut.bits && ties > 0) --ties;
+            s.indices[out] = i;
+            out += keep ? 1 : 0;
+        }
+        s.indices.resize(out);
+    } else {
+        // A huge bucket (many equal magnitudes): histogram its low bits over the whole tensor.
+        std::vector<std::uint64_t> low(kBuckets, 0);
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            const std::uint32_t b = pattern(&x[i]);
+            if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
+        }
+        cut = cut_in_bucket(low, bucket.index, k - bucket.above);
+        s.indices.reserve(k);
+        std::uint64_t ties = cut.ties;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            const std::uint32_t b = pattern(&x[i]);
+            if (b > cut.bits || (b == cut.bits && ties > 0)) {
+                if (b == cut.bits) --ties;
+                s.indices.push_back(i);
+            }
+        }
+    }
+    s.threshold = std::bit_cast<float>(cut.bits);
+    return s;
+}
+
+}  // namespace gradcodec
