@@ -133,11 +133,26 @@ TEST_CASE("a truncated stream says it is truncated and names the record", "[dama
     }
 }
 
-TEST_CASE("bytes after the end marker are not part of the stream", "[damage]") {
-    // The reader stops at the end marker; a caller that wants the input to end there checks.
+TEST_CASE("bytes after the end marker are refused by a caller that expects one stream",
+          "[damage]") {
+    // next() stops at the end marker, so a stream can sit inside a larger input; a caller
+    // whose input is exactly one stream asks expect_input_end().
     auto stream = damage_sample();
     stream.push_back(0);
-    SpanSource source(stream);
-    read_and_decode(source);
-    CHECK(source.remaining() == 1u);
+    for (const bool pipe : {false, true}) {
+        INFO((pipe ? "pipe" : "file"));
+        SpanSource file(stream);
+        PipeSource fifo(stream);
+        ByteSource& source = pipe ? static_cast<ByteSource&>(fifo) : file;
+        StreamReader reader(source);
+        while (reader.next()) {
+        }
+        CHECK_THROWS_WITH(reader.expect_input_end(),
+                          Catch::Contains("follow the end record") && Catch::Contains("1"));
+    }
+    SpanSource exact(std::span<const std::uint8_t>(stream.data(), stream.size() - 1));
+    StreamReader reader(exact);
+    while (reader.next()) {
+    }
+    CHECK_NOTHROW(reader.expect_input_end());
 }
