@@ -43,6 +43,8 @@ extern const CodecDef kTopkCodec;  // topk, threshold, dgc, sidco share kCodecSp
 extern const CodecDef kThresholdCodec;
 extern const CodecDef kDgcCodec;
 extern const CodecDef kSidcoCodec;
+extern const CodecDef kFftCodec;
+extern const CodecDef kDctCodec;
 
 std::span<const CodecDef* const> all_codecs();
 

@@ -2,10 +2,12 @@
 
 #include <fftw3.h>
 
+#include "transform/fft_backend.hpp"
+
 namespace gradcodec {
 
 std::vector<std::string> compiled_fft_backends() {
-    std::vector<std::string> names{std::string("fftw3f ") + fftwf_version};
+    std::vector<std::string> names{std::string(fftw_backend().name) + " " + fftwf_version};
     return names;
 }
 

@@ -1,0 +1,111 @@
+// dct: frequency sparsification over an orthonormal DCT-II per chunk. Coefficients are real
+// and the transform keeps energy, so they rank by |coefficient| exactly like a top-k of the
+// values; small chunks localise the transform the way DeMo does.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "codec/codec_def.hpp"
+#include "codec/float_codec.hpp"
+#include "codec/frequency_codec.hpp"
+#include "index/position_coder.hpp"
+#include "transform/aligned_array.hpp"
+#include "transform/fft_backend.hpp"
+
+namespace gradcodec {
+namespace {
+
+// Chosen by measurement (the rel L2 survey and bench figures in format-spec/codec-dct.md).
+constexpr std::uint32_t kDefaultChunk = 64;
+
+// Coefficient k of chunk c is coefficient c·chunk + k of the tensor: the same index space
+// as the values, n entries.
+template <class Transform>
+void per_chunk(const ChunkLayout& c, const float* in, float* out, Transform transform) {
+    transform(TransformBatch{c.chunk, c.full, c.chunk, c.chunk}, in, out);
+    if (c.tail != 0) {
+        const std::uint64_t at = c.full * c.chunk;
+        transform(TransformBatch{c.tail, 1, c.tail, c.tail}, in + at, out + at);
+    }
+}
+
+std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const TensorMeta& meta,
+                                        std::span<const float> x, const EncodeOptions& options) {
+    const ChunkLayout chunks(x.size(), params.chunk);
+    const FftBackend& fft = default_fft_backend();
+    AlignedArray<float> coefficients(x.size());
+    per_chunk(chunks, x.data(), coefficients.data(), fft.dct2);
+    // Every coefficient weighs one scalar: a plain top-k of |coefficient|.
+    const std::vector<std::uint64_t> kept =
+        select_coefficients(params.selector, coefficients.span(), params.density);
+    std::vector<float> values(kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i) values[i] = coefficients[kept[i]];
+    // A non-finite input spreads over its chunk's coefficients, which then rank first, so
+    // checking the kept values catches it without a separate pass over the input.
+    for (const float v : values) {
+        if (std::isfinite(v)) continue;
+        require_finite(meta, x);
+        fail(ErrorKind::bad_input, meta.name +
+                                       ": the DCT of this tensor overflows binary32 (values too "
+                                       "large for chunks of " +
+                                       std::to_string(params.chunk) + ")");
+    }
+    std::vector<std::uint8_t> out;
+    ByteWriter w(out);
+    write_frequency_header(w, {params.chunk, params.density});
+    encode_positions(kept, x.size(), w);
+    encode_values(params.values, values, meta, options, w);
+    return out;
+}
+
+std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
+                                 std::span<const std::byte> data, const EncodeOptions& options) {
+    require_float_tensor(spec, meta);
+    const FrequencyParams params = parse_frequency_params(spec, kDefaultChunk);
+    return encode_float32(meta, data, [&](std::span<const float> x) {
+        return encode_floats(params, meta, x, options);
+    });
+}
+
+void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+            std::span<std::byte> out) {
+    ByteReader r(payload, meta.name + ": dct payload");
+    const FrequencyHeader h = read_frequency_header(r);
+    const std::uint64_t n = out.size() / dtype_size(meta.dtype);
+    const std::vector<std::uint64_t> kept = decode_positions(r, n);
+    std::vector<float> values(kept.size());
+    decode_values(r, values);
+    r.expect_end();
+
+    decode_float32(meta, out, [&](std::span<float> y) {
+        AlignedArray<float> coefficients(n);
+        std::memset(coefficients.data(), 0, sizeof(float) * n);
+        for (std::size_t i = 0; i < kept.size(); ++i) coefficients[kept[i]] = values[i];
+        per_chunk(ChunkLayout(n, h.chunk), coefficients.data(), y.data(),
+                  default_fft_backend().dct3);
+    });
+}
+
+PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
+    return describe_frequency_payload(meta, payload, "dct",
+                                      [](const ChunkLayout& c) { return c.n; });
+}
+
+void validate(const CodecSpec& spec) {
+    parse_frequency_params(spec, kDefaultChunk);
+}
+
+}  // namespace
+
+const CodecDef kDctCodec{"dct",
+                         kCodecDct,
+                         "orthonormal DCT-II sparsification: density=D (0.15), chunk=C (64), "
+                         "bits=N (10) | values=f32|f16|bf16, select=topk|sidco|dgc",
+                         true,
+                         validate,
+                         encode,
+                         decode,
+                         describe};
+
+}  // namespace gradcodec

@@ -1,0 +1,266 @@
+// fft: SuperNeurons' sparsification in the frequency domain. Each chunk of the tensor goes
+// through a real-to-complex FFT; the bins of largest magnitude across all chunks are kept
+// until they carry about density·n real scalars; decode zero-fills the rest and inverts.
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <string>
+
+#include "codec/codec_def.hpp"
+#include "codec/float_codec.hpp"
+#include "codec/frequency_codec.hpp"
+#include "index/position_coder.hpp"
+#include "transform/aligned_array.hpp"
+#include "transform/fft_backend.hpp"
+
+namespace gradcodec {
+namespace {
+
+// Chosen by measurement (bench/fft_codec.cpp and the rel L2 survey in the codec's spec).
+constexpr std::uint32_t kDefaultChunk = 256;
+
+// Where each bin of a chunked spectrum lives. Bins are numbered densely across chunks
+// (bin g is bin g mod bins of chunk g div bins) for positions; in memory each full chunk
+// starts at an even stride so every chunk stays 16-byte aligned for FFTW.
+struct SpectrumLayout {
+    explicit SpectrumLayout(const ChunkLayout& c)
+        : chunks(c),
+          bins(r2c_bins(c.chunk)),
+          stride(bins + (bins & 1)),
+          tail_bins(c.tail != 0 ? r2c_bins(c.tail) : 0) {}
+
+    std::uint64_t bin_count() const { return chunks.full * bins + tail_bins; }
+    std::uint64_t storage() const { return chunks.full * stride + tail_bins; }
+    std::uint64_t slot(std::uint64_t g) const { return g / bins * stride + g % bins; }
+    std::uint64_t length_of(std::uint64_t g) const {
+        return g / bins < chunks.full ? chunks.chunk : chunks.tail;
+    }
+    // DC and, for an even length, Nyquist bins are real: they carry one scalar, others two.
+    bool is_real(std::uint64_t g) const {
+        const std::uint64_t k = g % bins;
+        const std::uint64_t len = length_of(g);
+        return k == 0 || (len % 2 == 0 && k == len / 2);
+    }
+    // The real bins, ascending.
+    std::vector<std::uint64_t> real_bins() const {
+        std::vector<std::uint64_t> out;
+        const auto add = [&](std::uint64_t first, std::uint64_t len) {
+            out.push_back(first);
+            if (len % 2 == 0) out.push_back(first + len / 2);
+        };
+        out.reserve(2 * (chunks.full + 1));
+        for (std::uint64_t c = 0; c < chunks.full; ++c) add(c * bins, chunks.chunk);
+        if (chunks.tail != 0) add(chunks.full * bins, chunks.tail);
+        return out;
+    }
+
+    ChunkLayout chunks;
+    std::uint64_t bins;
+    std::uint64_t stride;
+    std::uint64_t tail_bins;
+};
+
+// Squared magnitudes of `bins` bins, times `scale`. -O2 does not vectorise this loop (its
+// trip count is not a multiple of the vector width), so SSE does four bins at a time.
+void score_chunk(const std::complex<float>* spectrum, std::uint64_t bins, float scale,
+                 float* scores) {
+    const auto* p = reinterpret_cast<const float*>(spectrum);
+    std::uint64_t k = 0;
+#if defined(__SSE2__)
+    const __m128 s = _mm_set1_ps(scale);
+    for (; k + 4 <= bins; k += 4) {
+        const __m128 a = _mm_loadu_ps(p + 2 * k);      // re0 im0 re1 im1
+        const __m128 b = _mm_loadu_ps(p + 2 * k + 4);  // re2 im2 re3 im3
+        const __m128 a2 = _mm_mul_ps(a, a);
+        const __m128 b2 = _mm_mul_ps(b, b);
+        const __m128 re = _mm_shuffle_ps(a2, b2, _MM_SHUFFLE(2, 0, 2, 0));
+        const __m128 im = _mm_shuffle_ps(a2, b2, _MM_SHUFFLE(3, 1, 3, 1));
+        _mm_storeu_ps(scores + k, _mm_mul_ps(_mm_add_ps(re, im), s));
+    }
+#endif
+    for (; k < bins; ++k) {
+        scores[k] = (p[2 * k] * p[2 * k] + p[2 * k + 1] * p[2 * k + 1]) * scale;
+    }
+}
+
+// `count` chunks of `bins` bins, `stride` bins apart.
+void score_bins(const std::complex<float>* spectrum, std::uint64_t stride, std::uint64_t bins,
+                std::uint64_t count, float scale, float* scores) {
+    for (std::uint64_t c = 0; c < count; ++c) {
+        score_chunk(spectrum + c * stride, bins, scale, scores + c * bins);
+    }
+}
+
+// Transforms every chunk and scores every bin by its squared magnitude, the tail's scaled by
+// chunk/tail: by Parseval a bin's score is then the energy per scalar it restores, on one
+// scale for every chunk. Works a block of chunks at a time, so scoring reads a spectrum
+// still in cache.
+void transform_and_score(const SpectrumLayout& s, const float* x, std::complex<float>* spectrum,
+                         float* scores) {
+    constexpr std::uint64_t kBlockValues = 1 << 14;
+    const FftBackend& fft = default_fft_backend();
+    const ChunkLayout& c = s.chunks;
+    const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    for (std::uint64_t first = 0; first < c.full; first += per_block) {
+        const std::uint64_t count = std::min(per_block, c.full - first);
+        std::complex<float>* block = spectrum + first * s.stride;
+        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, x + first * c.chunk, block);
+        score_bins(block, s.stride, s.bins, count, 1.0f, scores + first * s.bins);
+    }
+    if (c.tail != 0) {
+        std::complex<float>* block = spectrum + c.full * s.stride;
+        fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, x + c.full * c.chunk, block);
+        const auto scale =
+            static_cast<float>(static_cast<double>(c.chunk) / static_cast<double>(c.tail));
+        score_bins(block, s.tail_bins, s.tail_bins, 1, scale, scores + c.full * s.bins);
+    }
+}
+
+std::vector<std::uint64_t> select_bins(const FrequencyParams& params, const SpectrumLayout& s,
+                                       std::span<float> scores) {
+    if (params.selector == FrequencySelector::topk) {
+        return select_by_weight(scores, s.real_bins(),
+                                kept_scalar_target(params.density, s.chunks.n));
+    }
+    // The estimators fit distributions of magnitudes, not of energies.
+    for (float& v : scores) v = std::sqrt(v);
+    return select_coefficients(params.selector, scores, params.density);
+}
+
+// Re, then Im unless the bin is real, for each kept bin in ascending order.
+std::vector<float> gather_values(const SpectrumLayout& s, const std::complex<float>* spectrum,
+                                 std::span<const std::uint64_t> kept) {
+    std::vector<float> values;
+    values.reserve(2 * kept.size());
+    std::uint64_t chunk = 0, first = 0;  // the chunk holding the current bin, its first bin
+    std::uint64_t len = s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail;
+    for (const std::uint64_t g : kept) {
+        while (g >= first + s.bins) {
+            ++chunk;
+            first += s.bins;
+            len = chunk < s.chunks.full ? s.chunks.chunk : s.chunks.tail;
+        }
+        const std::uint64_t k = g - first;
+        const std::complex<float> v = spectrum[chunk * s.stride + k];
+        values.push_back(v.real());
+        if (k != 0 && !(len % 2 == 0 && k == len / 2)) values.push_back(v.imag());
+    }
+    return values;
+}
+
+std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const TensorMeta& meta,
+                                        std::span<const float> x, const EncodeOptions& options) {
+    // The estimating selectors may not rank NaN first, so they get the explicit check.
+    if (params.selector != FrequencySelector::topk) require_finite(meta, x);
+    const SpectrumLayout s(ChunkLayout(x.size(), params.chunk));
+    AlignedArray<std::complex<float>> spectrum(s.storage());
+    AlignedArray<float> scores(s.bin_count());
+    transform_and_score(s, x.data(), spectrum.data(), scores.data());
+    const std::vector<std::uint64_t> kept = select_bins(params, s, scores.span());
+
+    const std::vector<float> values = gather_values(s, spectrum.data(), kept);
+    // A non-finite input spreads over its chunk's bins, which then rank first, so checking
+    // the kept values catches it without a separate pass over the input.
+    for (const float v : values) {
+        if (std::isfinite(v)) continue;
+        require_finite(meta, x);
+        fail(ErrorKind::bad_input, meta.name +
+                                       ": the FFT of this tensor overflows binary32 (values too "
+                                       "large for chunks of " +
+                                       std::to_string(params.chunk) + ")");
+    }
+    std::vector<std::uint8_t> out;
+    ByteWriter w(out);
+    write_frequency_header(w, {params.chunk, params.density});
+    encode_positions(kept, s.bin_count(), w);
+    encode_values(params.values, values, meta, options, w);
+    return out;
+}
+
+std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
+                                 std::span<const std::byte> data, const EncodeOptions& options) {
+    require_float_tensor(spec, meta);
+    const FrequencyParams params = parse_frequency_params(spec, kDefaultChunk);
+    return encode_float32(meta, data, [&](std::span<const float> x) {
+        return encode_floats(params, meta, x, options);
+    });
+}
+
+// The inverse of gather_values, with the 1/length of the inverse DFT applied to the few kept
+// bins rather than to every output value.
+void scatter_values(const SpectrumLayout& s, std::span<const float> values,
+                    std::span<const std::uint64_t> kept, std::complex<float>* spectrum) {
+    std::uint64_t chunk = 0, first = 0;
+    std::uint64_t len = s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail;
+    float scale = 1.0f / static_cast<float>(len == 0 ? 1 : len);
+    std::size_t v = 0;
+    for (const std::uint64_t g : kept) {
+        while (g >= first + s.bins) {
+            ++chunk;
+            first += s.bins;
+            len = chunk < s.chunks.full ? s.chunks.chunk : s.chunks.tail;
+            scale = 1.0f / static_cast<float>(len);
+        }
+        const std::uint64_t k = g - first;
+        const float re = values[v++] * scale;
+        const bool real = k == 0 || (len % 2 == 0 && k == len / 2);
+        const float im = real ? 0.0f : values[v++] * scale;
+        spectrum[chunk * s.stride + k] = {re, im};
+    }
+}
+
+void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+            std::span<std::byte> out) {
+    ByteReader r(payload, meta.name + ": fft payload");
+    const FrequencyHeader h = read_frequency_header(r);
+    const std::uint64_t n = out.size() / dtype_size(meta.dtype);
+    const SpectrumLayout s(ChunkLayout(n, h.chunk));
+    const std::vector<std::uint64_t> kept = decode_positions(r, s.bin_count());
+    std::uint64_t scalars = 0;
+    for (const std::uint64_t g : kept) scalars += s.is_real(g) ? 1 : 2;
+    std::vector<float> values(scalars);
+    decode_values(r, values);
+    r.expect_end();
+
+    decode_float32(meta, out, [&](std::span<float> y) {
+        AlignedArray<std::complex<float>> spectrum(s.storage());
+        std::memset(static_cast<void*>(spectrum.data()), 0,
+                    sizeof(std::complex<float>) * s.storage());
+        scatter_values(s, values, kept, spectrum.data());
+        const FftBackend& fft = default_fft_backend();
+        const ChunkLayout& c = s.chunks;
+        fft.inverse_c2r({c.chunk, c.full, s.stride, c.chunk}, spectrum.data(), y.data());
+        if (c.tail != 0) {
+            fft.inverse_c2r({c.tail, 1, s.tail_bins, c.tail}, spectrum.data() + c.full * s.stride,
+                            y.data() + c.full * c.chunk);
+        }
+    });
+}
+
+PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
+    return describe_frequency_payload(
+        meta, payload, "fft", [](const ChunkLayout& c) { return SpectrumLayout(c).bin_count(); });
+}
+
+void validate(const CodecSpec& spec) {
+    parse_frequency_params(spec, kDefaultChunk);
+}
+
+}  // namespace
+
+const CodecDef kFftCodec{"fft",
+                         kCodecFft,
+                         "SuperNeurons FFT sparsification: density=D (0.15), chunk=C (256), "
+                         "bits=N (10) | values=f32|f16|bf16, select=topk|sidco|dgc",
+                         true,
+                         validate,
+                         encode,
+                         decode,
+                         describe};
+
+}  // namespace gradcodec

@@ -1,0 +1,394 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <numbers>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "codec/frequency_codec.hpp"
+#include "codec/frequency_selection.hpp"
+#include "gradcodec/codec.hpp"
+#include "gradcodec/error.hpp"
+
+using namespace gradcodec;
+
+namespace {
+
+std::vector<float> gradient_like(std::size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::student_t_distribution<float> heavy(3.0f);
+    std::vector<float> v(n);
+    for (auto& x : v) x = 1e-3f * heavy(rng);
+    return v;
+}
+
+std::span<const std::byte> bytes_of(const std::vector<float>& v) {
+    return std::as_bytes(std::span<const float>(v));
+}
+
+TensorMeta meta_for(std::vector<std::uint64_t> shape) {
+    return {"grad", DType::f32, shape};
+}
+
+std::vector<float> round_trip(const std::string& spec, const TensorMeta& meta,
+                              const std::vector<float>& x,
+                              std::vector<std::uint8_t>* payload = nullptr) {
+    const EncodedTensor e = encode_tensor(parse_codec_spec(spec), meta, bytes_of(x));
+    std::vector<float> y(x.size());
+    decode_tensor(e.codec_id, meta, e.payload, std::as_writable_bytes(std::span<float>(y)));
+    if (payload != nullptr) *payload = e.payload;
+    return y;
+}
+
+double rel_l2(const std::vector<float>& x, const std::vector<float>& y) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        num += (double(x[i]) - y[i]) * (double(x[i]) - y[i]);
+        den += double(x[i]) * x[i];
+    }
+    return den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+}
+
+// Naive reference of the fft codec with f32 values: per chunk DFT in double, rank every bin
+// by |X|^2·chunk/length, keep the shortest prefix weighing >= target, inverse DFT.
+std::vector<double> naive_fft_codec(const std::vector<float>& x, std::size_t chunk,
+                                    double density) {
+    const std::size_t n = x.size();
+    struct Bin {
+        std::size_t start, len, k;
+        std::complex<double> v;
+        double score;
+        std::size_t order;
+    };
+    std::vector<Bin> bins;
+    for (std::size_t start = 0; start < n; start += chunk) {
+        const std::size_t len = std::min(chunk, n - start);
+        for (std::size_t k = 0; k <= len / 2; ++k) {
+            std::complex<double> s;
+            for (std::size_t j = 0; j < len; ++j)
+                s += double(x[start + j]) *
+                     std::polar(1.0, -2 * std::numbers::pi * double(j * k % len) / double(len));
+            bins.push_back(
+                {start, len, k, s, std::norm(s) * double(chunk) / double(len), bins.size()});
+        }
+    }
+    std::vector<Bin> ranked = bins;
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const Bin& a, const Bin& b) { return a.score > b.score; });
+    const auto target = static_cast<std::size_t>(std::max(1.0, std::ceil(density * double(n))));
+    std::vector<double> y(n, 0.0);
+    std::size_t weight = 0;
+    for (const Bin& b : ranked) {
+        if (weight >= target) break;
+        const bool real = b.k == 0 || (b.len % 2 == 0 && b.k == b.len / 2);
+        weight += real ? 1 : 2;
+        for (std::size_t j = 0; j < b.len; ++j) {
+            const double angle = 2 * std::numbers::pi * double(j * b.k % b.len) / double(b.len);
+            const double part =
+                real ? b.v.real() * std::cos(angle) : 2 * (b.v * std::polar(1.0, angle)).real();
+            y[b.start + j] += part / double(b.len);
+        }
+    }
+    return y;
+}
+
+std::vector<double> naive_dct_codec(const std::vector<float>& x, std::size_t chunk,
+                                    double density) {
+    const std::size_t n = x.size();
+    std::vector<double> c(n);
+    for (std::size_t start = 0; start < n; start += chunk) {
+        const std::size_t len = std::min(chunk, n - start);
+        for (std::size_t k = 0; k < len; ++k) {
+            double s = 0;
+            for (std::size_t j = 0; j < len; ++j)
+                s += x[start + j] *
+                     std::cos(std::numbers::pi * (double(j) + 0.5) * double(k) / double(len));
+            c[start + k] = s * std::sqrt((k == 0 ? 1.0 : 2.0) / double(len));
+        }
+    }
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](auto a, auto b) { return std::abs(c[a]) > std::abs(c[b]); });
+    const auto keep = static_cast<std::size_t>(std::max(1.0, std::ceil(density * double(n))));
+    std::vector<double> kept(n, 0.0);
+    for (std::size_t i = 0; i < std::min(keep, n); ++i) kept[order[i]] = c[order[i]];
+    std::vector<double> y(n);
+    for (std::size_t start = 0; start < n; start += chunk) {
+        const std::size_t len = std::min(chunk, n - start);
+        for (std::size_t j = 0; j < len; ++j) {
+            double s = 0;
+            for (std::size_t k = 0; k < len; ++k)
+                s += kept[start + k] * std::sqrt((k == 0 ? 1.0 : 2.0) / double(len)) *
+                     std::cos(std::numbers::pi * (double(j) + 0.5) * double(k) / double(len));
+            y[start + j] = s;
+        }
+    }
+    return y;
+}
+
+}  // namespace
+
+TEST_CASE("fft and dct at density 1 with f32 values round trip within float rounding",
+          "[fft][dct]") {
+    for (const char* codec : {"fft", "dct"}) {
+        for (std::size_t n : {1u, 2u, 3u, 5u, 64u, 97u, 1000u, 4096u, 4109u, 10007u}) {
+            for (std::size_t chunk : {1u, 2u, 7u, 64u, 4096u}) {
+                INFO(codec << " n " << n << " chunk " << chunk);
+                const auto x = gradient_like(n, static_cast<unsigned>(n + chunk));
+                const std::string spec =
+                    std::string(codec) + ":density=1,values=f32,chunk=" + std::to_string(chunk);
+                const auto y = round_trip(spec, meta_for({n}), x);
+                CHECK(rel_l2(x, y) < 1e-6 * std::log2(double(chunk) + 2));
+            }
+        }
+    }
+}
+
+TEST_CASE("the fft codec matches a naive DFT reference at small sizes", "[fft]") {
+    for (std::size_t n : {1u, 2u, 3u, 13u, 40u, 97u, 130u}) {
+        for (std::size_t chunk : {1u, 2u, 5u, 16u, 31u}) {
+            for (double density : {0.05, 0.3, 0.7}) {
+                INFO("n " << n << " chunk " << chunk << " density " << density);
+                const auto x = gradient_like(n, static_cast<unsigned>(3 * n + chunk));
+                const auto y = round_trip("fft:values=f32,density=" + std::to_string(density) +
+                                              ",chunk=" + std::to_string(chunk),
+                                          meta_for({n}), x);
+                const auto want = naive_fft_codec(x, chunk, density);
+                std::vector<float> wf(want.begin(), want.end());
+                double norm = 0;
+                for (float v : x) norm += double(v) * v;
+                double err = 0;
+                for (std::size_t i = 0; i < n; ++i) err += (y[i] - want[i]) * (y[i] - want[i]);
+                CHECK(std::sqrt(err / std::max(norm, 1e-30)) < 1e-5);
+            }
+        }
+    }
+}
+
+TEST_CASE("the dct codec matches a naive orthonormal DCT reference at small sizes", "[dct]") {
+    for (std::size_t n : {1u, 2u, 3u, 13u, 40u, 97u, 130u}) {
+        for (std::size_t chunk : {1u, 2u, 5u, 16u, 31u}) {
+            for (double density : {0.05, 0.3, 0.7}) {
+                INFO("n " << n << " chunk " << chunk << " density " << density);
+                const auto x = gradient_like(n, static_cast<unsigned>(5 * n + chunk));
+                const auto y = round_trip("dct:values=f32,density=" + std::to_string(density) +
+                                              ",chunk=" + std::to_string(chunk),
+                                          meta_for({n}), x);
+                const auto want = naive_dct_codec(x, chunk, density);
+                double norm = 0, err = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    norm += double(x[i]) * x[i];
+                    err += (y[i] - want[i]) * (y[i] - want[i]);
+                }
+                CHECK(std::sqrt(err / std::max(norm, 1e-30)) < 1e-5);
+            }
+        }
+    }
+}
+
+TEST_CASE("the fft codec keeps bins until their real scalars reach density times n", "[fft]") {
+    for (std::size_t n : {10u, 97u, 1000u, 5000u}) {
+        for (double density : {0.01, 0.1, 0.5}) {
+            INFO("n " << n << " density " << density);
+            const auto x = gradient_like(n, 11);
+            std::vector<std::uint8_t> payload;
+            round_trip("fft:values=f32,chunk=64,density=" + std::to_string(density), meta_for({n}),
+                       x, &payload);
+            const PayloadStats s = describe_payload(5, meta_for({n}), payload);
+            CHECK(s.target_density == Approx(density));
+            const std::uint64_t target = kept_scalar_target(density, n);
+            // f32 values: 32 bits each, plus whatever fixed header the value section has.
+            const auto scalars = static_cast<double>(s.value_bits) / 32.0;
+            CHECK(scalars >= double(target));
+            CHECK(scalars < double(target) + 2.0);
+        }
+    }
+}
+
+TEST_CASE("a weighted selection keeps the shortest ranked prefix reaching the target", "[fft]") {
+    // scores ranked: 3 (9.0, single), 0 (8.0), 4 (8.0, tie: lower index 0 first), 1 (5.0 single), 2
+    // (1.0)
+    const std::vector<float> scores{8.0f, 5.0f, 1.0f, 9.0f, 8.0f};
+    const std::vector<std::uint64_t> singles{1, 3};
+    using V = std::vector<std::uint64_t>;
+    CHECK(select_by_weight(scores, singles, 1) == V{3});
+    CHECK(select_by_weight(scores, singles, 2) == V{0, 3});
+    CHECK(select_by_weight(scores, singles, 3) == V{0, 3});
+    CHECK(select_by_weight(scores, singles, 4) == V{0, 3, 4});
+    CHECK(select_by_weight(scores, singles, 5) == V{0, 3, 4});
+    CHECK(select_by_weight(scores, singles, 6) == V{0, 1, 3, 4});
+    CHECK(select_by_weight(scores, singles, 7) == V{0, 1, 2, 3, 4});
+    CHECK(select_by_weight(scores, singles, 100) == V{0, 1, 2, 3, 4});
+    CHECK(select_by_weight({}, {}, 0).empty());
+    // Without singles every coefficient weighs 2: ceil(target / 2) of them.
+    CHECK(select_by_weight(scores, {}, 3) == V{0, 3});
+}
+
+TEST_CASE("a weighted selection agrees with a full ranking on random scores and ties", "[fft]") {
+    std::mt19937 rng(17);
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t size = 1 + rng() % 60;
+        std::vector<float> scores(size);
+        for (auto& v : scores) v = static_cast<float>(rng() % 8);  // many ties
+        std::vector<std::uint64_t> singles;
+        for (std::uint64_t i = 0; i < size; ++i)
+            if (rng() % 3 == 0) singles.push_back(i);
+        const std::uint64_t total = 2 * size - singles.size();
+        const std::uint64_t target = 1 + rng() % total;
+        std::vector<std::uint64_t> order(size);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](auto a, auto b) { return scores[a] > scores[b]; });
+        std::vector<std::uint64_t> want;
+        std::uint64_t weight = 0;
+        for (std::size_t i = 0; i < size && weight < target; ++i) {
+            want.push_back(order[i]);
+            weight += std::binary_search(singles.begin(), singles.end(), order[i]) ? 1 : 2;
+        }
+        std::sort(want.begin(), want.end());
+        INFO("trial " << trial);
+        CHECK(select_by_weight(scores, singles, target) == want);
+    }
+}
+
+TEST_CASE("frequency codecs keep the shape, dtype, empty and scalar tensors", "[fft][dct]") {
+    for (const char* codec : {"fft", "dct"}) {
+        INFO(codec);
+        for (const auto& shape :
+             std::vector<std::vector<std::uint64_t>>{{}, {0}, {3, 0, 2}, {1}, {3, 5, 7}}) {
+            TensorMeta meta{"t", DType::f32, shape};
+            const auto x = gradient_like(meta.element_count(), 2);
+            std::vector<std::uint8_t> payload;
+            const auto y =
+                round_trip(std::string(codec) + ":density=1,values=f32", meta, x, &payload);
+            CHECK(rel_l2(x, y) < 1e-6);
+            const PayloadStats s =
+                describe_payload(std::string(codec) == "fft" ? 5 : 6, meta, payload);
+            CHECK(s.position_bits + s.value_bits == 8 * payload.size());
+            CHECK(s.target_density == 1.0);
+        }
+        for (DType dt : {DType::f16, DType::bf16, DType::f64}) {
+            TensorMeta meta{"t", dt, {4, 33}};
+            std::vector<std::byte> in(meta.byte_count());
+            for (std::size_t i = 0; i < in.size(); ++i)
+                in[i] = std::byte(i * 37 % 61);  // finite for all
+            if (dt == DType::f64) {
+                for (std::size_t i = 0; i < 132; ++i) {
+                    const double v = std::sin(double(i));
+                    std::memcpy(in.data() + 8 * i, &v, 8);
+                }
+            }
+            const EncodedTensor e =
+                encode_tensor(parse_codec_spec(std::string(codec) + ":density=0.5"), meta, in);
+            std::vector<std::byte> out(meta.byte_count());
+            decode_tensor(e.codec_id, meta, e.payload, out);
+            CHECK(out.size() == in.size());
+        }
+    }
+}
+
+TEST_CASE("frequency codecs refuse non-finite values naming the tensor", "[fft][dct]") {
+    for (const char* codec : {"fft", "dct"}) {
+        std::vector<float> x(100, 1.0f);
+        x[42] = std::numeric_limits<float>::quiet_NaN();
+        try {
+            encode_tensor(parse_codec_spec(codec), meta_for({100}), bytes_of(x));
+            FAIL("accepted NaN");
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::bad_input);
+            CHECK_THAT(e.what(), Catch::Contains("grad") && Catch::Contains("42"));
+        }
+    }
+}
+
+TEST_CASE("frequency codec specs reject bad keys and values with the valid range", "[fft][dct]") {
+    for (const char* bad : {"fft:density=0", "fft:density=1.5", "fft:chunk=0", "dct:chunk=99999999",
+                            "fft:select=random", "dct:colour=blue"}) {
+        INFO(bad);
+        try {
+            validate_codec_spec(parse_codec_spec(bad));
+            FAIL("accepted");
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::usage);
+        }
+    }
+    CHECK_NOTHROW(validate_codec_spec(parse_codec_spec("fft:density=0.15,bits=10,chunk=4096")));
+    CHECK_NOTHROW(validate_codec_spec(parse_codec_spec("dct:density=0.01,values=f16,select=dgc")));
+}
+
+TEST_CASE("frequency decoders reject every truncation and damaged headers", "[fft][dct]") {
+    for (const char* codec : {"fft", "dct"}) {
+        INFO(codec);
+        const TensorMeta meta = meta_for({300});
+        const auto x = gradient_like(300, 9);
+        const EncodedTensor e = encode_tensor(
+            parse_codec_spec(std::string(codec) + ":density=0.2,chunk=64"), meta, bytes_of(x));
+        std::vector<float> y(300);
+        auto out = std::as_writable_bytes(std::span<float>(y));
+        for (std::size_t len = 0; len < e.payload.size(); ++len) {
+            INFO("length " << len);
+            CHECK_THROWS_AS(decode_tensor(e.codec_id, meta, std::span(e.payload).first(len), out),
+                            Error);
+        }
+        auto longer = e.payload;
+        longer.push_back(0);
+        CHECK_THROWS_AS(decode_tensor(e.codec_id, meta, longer, out), Error);
+        auto flagged = e.payload;
+        flagged[0] = 1;
+        CHECK_THROWS_AS(decode_tensor(e.codec_id, meta, flagged, out), Error);
+        auto zero_chunk = e.payload;
+        std::fill(zero_chunk.begin() + 1, zero_chunk.begin() + 5, std::uint8_t{0});
+        CHECK_THROWS_AS(decode_tensor(e.codec_id, meta, zero_chunk, out), Error);
+        // Random bytes never crash: they decode or throw Error.
+        std::mt19937 rng(5);
+        for (int trial = 0; trial < 200; ++trial) {
+            auto noisy = e.payload;
+            noisy[rng() % noisy.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+            try {
+                decode_tensor(e.codec_id, meta, noisy, out);
+            } catch (const Error&) {
+            }
+        }
+    }
+}
+
+TEST_CASE("frequency codecs with f16 and 10-bit rangeq values stay near the f32 result",
+          "[fft][dct]") {
+    for (const char* codec : {"fft", "dct"}) {
+        const auto x = gradient_like(5000, 21);
+        const auto exact =
+            round_trip(std::string(codec) + ":density=1,values=f32", meta_for({5000}), x);
+        const auto half =
+            round_trip(std::string(codec) + ":density=1,values=f16", meta_for({5000}), x);
+        const auto ranged = round_trip(std::string(codec) + ":density=1", meta_for({5000}), x);
+        INFO(codec);
+        CHECK(rel_l2(x, exact) < 1e-5);
+        CHECK(rel_l2(x, half) < 1e-3);    // f16: 11 significant bits
+        CHECK(rel_l2(x, ranged) < 2e-2);  // 10-bit range floats
+    }
+}
+
+TEST_CASE("the estimating selectors keep about density times n scalars", "[fft][dct]") {
+    for (const char* codec : {"fft", "dct"}) {
+        for (const char* select : {"sidco", "dgc"}) {
+            INFO(codec << " select=" << select);
+            const std::size_t n = 20000;
+            const auto x = gradient_like(n, 23);
+            std::vector<std::uint8_t> payload;
+            const auto y =
+                round_trip(std::string(codec) + ":density=0.05,values=f32,select=" + select,
+                           meta_for({n}), x, &payload);
+            const PayloadStats s =
+                describe_payload(std::string(codec) == "fft" ? 5 : 6, meta_for({n}), payload);
+            const double scalars = static_cast<double>(s.value_bits - 8) / 32.0;
+            CHECK(scalars > 0.5 * 0.05 * n);
+            CHECK(scalars < 2.0 * 0.05 * n);
+            CHECK(rel_l2(x, y) < 1.0);
+        }
+    }
+}
