@@ -16,6 +16,7 @@ struct EncodeArgs {
     bool force = false;
     bool quiet = false;
     bool allow_nonfinite = false;
+    std::string device = "cpu";
 };
 
 struct DecodeArgs {
@@ -26,6 +27,7 @@ struct DecodeArgs {
     bool quiet = false;
     std::uint64_t max_elements = 0;  // 0: the default from this machine's memory
     std::uint64_t max_record_bytes = 0;
+    std::string device = "cpu";
 };
 
 struct InspectArgs {

@@ -8,6 +8,7 @@
 #include "atomic_output.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "device_choice.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
@@ -16,10 +17,11 @@
 namespace gradcodec::cli {
 namespace {
 
-std::vector<std::byte> decode_values(const std::string& input, const TensorRecord& t) {
-    const TensorMeta meta{input + ": " + display_name(t.path), t.dtype, t.shape};
+std::vector<std::byte> decode_values(const DecodeArgs& args, const TensorRecord& t) {
+    const TensorMeta meta{args.input + ": " + display_name(t.path), t.dtype, t.shape};
     std::vector<std::byte> values(meta.byte_count());
-    decode_tensor(t.codec_id, meta, t.payload, values);
+    // choose_device checked the device when the command started.
+    decode_on(args.device == "cuda" ? Device::cuda : Device::cpu, t.codec_id, meta, t.payload, values);
     return values;
 }
 
@@ -30,7 +32,7 @@ void decode_raw(const DecodeArgs& args, StreamReader& reader, std::FILE* out) {
         const auto* t = std::get_if<TensorRecord>(&*record);
         if (!t) continue;
         if (values) fail(ErrorKind::usage, args.input + ": the stream holds more than one tensor; --raw needs exactly one");
-        values = decode_values(args.input, *t);
+        values = decode_values(args, *t);
     }
     reader.expect_input_end();
     if (!values) fail(ErrorKind::usage, args.input + ": the stream holds no tensor");
@@ -47,7 +49,7 @@ void decode_hdf5(const DecodeArgs& args, StreamReader& reader, const std::string
         if (const auto* l = std::get_if<LinkRecord>(&*record)) writer.write(*l);
         if (const auto* t = std::get_if<TensorRecord>(&*record)) {
             progress.tick(display_name(t->path));
-            writer.write(*t, decode_values(args.input, *t));
+            writer.write(*t, decode_values(args, *t));
         }
     }
     reader.expect_input_end();
@@ -67,6 +69,7 @@ void copy_file_to_stdout(const std::string& path) {
 }  // namespace
 
 int run_decode(const DecodeArgs& args) {
+    choose_device(args.device);
     check_output_path(args.input, args.output, args.force);
     refuse_terminal_output(args.output, args.raw ? "raw values" : "an HDF5 file");
     FilePtr in = open_input(args.input);

@@ -5,6 +5,7 @@
 #include "atomic_output.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "device_choice.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
@@ -33,6 +34,7 @@ struct Encoder {
     CodecSpec lossless = parse_codec_spec("lossless");
     EncodeOptions options;
     StreamWriter& writer;
+    Device device = Device::cpu;
     std::uint64_t matched = 0;
 
     void tensor(const std::string& path, DType dtype, std::vector<std::uint64_t> shape,
@@ -40,15 +42,15 @@ struct Encoder {
         TensorMeta meta{args.input + ": " + display_name(path), dtype, shape};
         const bool apply = is_float(dtype) && selected(path, args.select);
         matched += apply ? 1 : 0;
-        EncodedTensor encoded = encode_tensor(apply ? spec : lossless, meta, data, options);
+        EncodedTensor encoded = encode_on(device, apply ? spec : lossless, meta, data, options);
         writer.write(TensorRecord{path, dtype, std::move(shape), std::move(attributes), encoded.codec_id,
                                   std::move(encoded.spec), std::move(encoded.payload)});
     }
 };
 
-void encode_to(const EncodeArgs& args, const CodecSpec& spec, ByteSink& sink) {
+void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, ByteSink& sink) {
     StreamWriter writer(sink);
-    Encoder encoder{args, spec, parse_codec_spec("lossless"), {args.allow_nonfinite}, writer};
+    Encoder encoder{args, spec, parse_codec_spec("lossless"), {args.allow_nonfinite}, writer, device};
     Progress progress("encode", args.quiet);
     if (!args.raw.empty()) {
         const TensorMeta meta{args.input, parse_raw_dtype(args.raw), parse_shape(args.shape)};
@@ -76,19 +78,20 @@ void encode_to(const EncodeArgs& args, const CodecSpec& spec, ByteSink& sink) {
 int run_encode(const EncodeArgs& args) {
     const CodecSpec spec = parse_codec_spec(args.codec);
     validate_codec_spec(spec);
+    const Device device = choose_device(args.device);
     if (args.raw.empty() != args.shape.empty()) fail(ErrorKind::usage, "--raw and --shape go together");
     if (!args.raw.empty() && !args.select.empty()) fail(ErrorKind::usage, "--select applies to HDF5 input only");
     check_output_path(args.input, args.output, args.force);
     refuse_terminal_output(args.output, "a binary stream");
     if (args.output == "-") {
         FileSink sink(stdout, "-");
-        encode_to(args, spec, sink);
+        encode_to(args, spec, device, sink);
         if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
         return kExitOk;
     }
     AtomicOutput out(args.output);
     FileSink sink(out.file(), args.output);
-    encode_to(args, spec, sink);
+    encode_to(args, spec, device, sink);
     out.commit();
     return kExitOk;
 }

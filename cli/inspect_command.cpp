@@ -76,7 +76,8 @@ int run_inspect(const InspectArgs& args) {
         decode_tensor(t->codec_id, meta, t->payload, decoded);
         const PayloadStats stats = describe_payload(t->codec_id, meta, t->payload);
         InspectRow row{display_name(t->path), std::string(dtype_name(t->dtype)), shape_to_string(t->shape),
-                       t->codec_spec, t->shape, meta.element_count(), count_nonzero(t->dtype, decoded),
+                       t->codec_spec, t->shape, meta.element_count(),
+                       stats.has_carried ? stats.carried : count_nonzero(t->dtype, decoded),
                        meta.byte_count(), reader.last_record_bytes(), {}, {}, {}, {}};
         if (stats.has_bit_split && row.elements) {
             row.position_bits = double(stats.position_bits) / double(row.elements);

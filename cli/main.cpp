@@ -7,6 +7,7 @@
 
 #include "atomic_output.hpp"
 #include "commands.hpp"
+#include "device_choice.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 
@@ -45,6 +46,7 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
                     "Glob over dataset paths (e.g. 'step_00010/*'); repeatable. Unselected datasets travel lossless");
     cmd->add_option("--raw", a.raw, "INPUT holds raw little-endian values of this type: f32, f16, bf16, f64");
     cmd->add_option("--shape", a.shape, "Shape of the raw tensor, e.g. 1024x1024");
+    cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
     cmd->add_flag("--allow-nonfinite", a.allow_nonfinite, "Carry NaN and inf exactly where a lossy codec would refuse");
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");
@@ -60,6 +62,7 @@ void add_decode(CLI::App& app, DecodeArgs& a) {
     cmd->add_option("INPUT", a.input, "Stream to decode; - is stdin")->required();
     cmd->add_option("-o,--output", a.output, "Output HDF5 file (or raw values with --raw); - is stdout")->required();
     cmd->add_flag("--raw", a.raw, "Write the values of a single-tensor stream, little-endian in their dtype");
+    cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
     cmd->add_option("--max-elements", a.max_elements,
                     "Refuse tensors declaring more elements (default: half this machine's memory in f32)");
     cmd->add_option("--max-record-bytes", a.max_record_bytes,
@@ -79,7 +82,8 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
     cmd->add_option("--max-elements", a.max_elements, "Refuse tensors declaring more elements");
     cmd->add_option("--max-record-bytes", a.max_record_bytes, "Refuse records declaring more bytes");
     cmd->footer(
-        "Columns: kept = non-zero decoded values; density = kept/elements; target = the codec's target density;\n"
+        "Columns: kept = scalars the codec carries (top-k values, kept spectrum scalars), for dense codecs\n"
+        "the non-zero decoded values; density = kept/elements; target = the codec's target density;\n"
         "bytes_in = raw size; bytes_out = record size on the wire; ratio = bytes_in/bytes_out;\n"
         "bits/value = 8*bytes_out/elements; pos_bits, val_bits = bits per element spent on positions and values.\n"
         "The total row's bytes_out is the whole stream: header, every record and the end marker.\n"

@@ -40,3 +40,29 @@ TEST_CASE("non-zero padding bits are detected", "[bit_pack]") {
     packed[1] = 0x01;
     CHECK(padding_is_zero(packed, 3, 3));
 }
+
+TEST_CASE("packed bytes equal a bit-by-bit reference for every width and length", "[bit_pack]") {
+    std::mt19937 rng(11);
+    for (int width = 1; width <= 32; ++width) {
+        for (std::size_t n = 0; n <= 80; n += (n < 20 ? 1 : 7)) {
+            std::vector<std::uint32_t> codes(n);
+            for (auto& c : codes) c = static_cast<std::uint32_t>(rng());  // high bits dropped
+            std::vector<std::uint8_t> expected(packed_byte_count(n, width), 0);
+            for (std::size_t i = 0; i < n; ++i) {
+                for (int b = 0; b < width; ++b) {
+                    const std::size_t bit = i * static_cast<std::size_t>(width) + b;
+                    if ((codes[i] >> b) & 1u)
+                        expected[bit / 8] |= static_cast<std::uint8_t>(1u << (bit % 8));
+                }
+            }
+            std::vector<std::uint8_t> packed(expected.size());
+            pack_bits(codes, width, packed.data());
+            INFO("width " << width << ", " << n << " codes");
+            REQUIRE(packed == expected);
+            std::vector<std::uint32_t> back(n);
+            unpack_bits(packed.data(), width, back);
+            const std::uint64_t mask = width == 32 ? 0xFFFFFFFFull : (1ull << width) - 1;
+            for (std::size_t i = 0; i < n; ++i) REQUIRE(back[i] == (codes[i] & mask));
+        }
+    }
+}

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -158,4 +159,46 @@ TEST_CASE("DGC falls back to the exact top-k when too many pass", "[select][dgc]
     CHECK(select_dgc(std::vector<float>{3.0f}, {0.5, 0.01, 0}).indices.size() == 1);
     CHECK(select_dgc(std::vector<float>{}, {0.5, 0.01, 0}).indices.empty());
     CHECK(select_dgc(std::vector<float>(50, 0.0f), {0.1, 0.01, 0}).indices.size() == 5);
+}
+
+TEST_CASE("DGC's sample spans the whole tensor, at least ceil(2/density) elements",
+          "[select][dgc]") {
+    for (const std::uint64_t n : {1ull, 39ull, 288ull, 3000ull, 18432ull, 1000003ull}) {
+        for (const double d : {0.1, 0.01, 0.001}) {
+            for (const std::uint64_t seed : {0ull, 5ull, 77ull}) {
+                const auto p = dgc_sample_positions(n, {d, 0.01, seed});
+                const double wanted =
+                    std::max(std::ceil(0.01 * static_cast<double>(n)), std::ceil(2.0 / d));
+                const auto samples = static_cast<std::uint64_t>(std::min(wanted, static_cast<double>(n)));
+                INFO("n " << n << " density " << d << " seed " << seed);
+                REQUIRE(p.size() == samples);
+                CHECK(std::adjacent_find(p.begin(), p.end(), std::greater_equal<>()) == p.end());
+                CHECK(p.back() < n);
+                // Evenly spread: the first and the last sample lie within one stride of the ends.
+                const std::uint64_t stride = (n + samples - 1) / samples;
+                CHECK(p.front() < stride);
+                CHECK(p.back() + stride >= n);
+                CHECK(p == dgc_sample_positions(n, {d, 0.01, seed}));
+            }
+        }
+    }
+}
+
+TEST_CASE("DGC keeps within 0.8 and 1.3 times the target count on small tensors", "[select][dgc]") {
+    // Sizes of the sample CNN's biases and weights; 1.3 * ceil(density * n) would admit 5 of 32
+    // (1.56 times the target 3.2) at density 0.1.
+    for (const std::size_t n : {32u, 64u, 288u, 10240u, 18432u}) {
+        const auto x = student_t3(n, n);
+        for (const double d : {0.1, 0.01}) {
+            const std::uint64_t k = topk_count(n, d);
+            const double target = d * static_cast<double>(n);
+            for (std::uint64_t seed = 0; seed < 20; ++seed) {
+                const Selection s = select_dgc(x, {d, 0.01, seed});
+                const auto kept = static_cast<double>(s.indices.size());
+                INFO("n " << n << " density " << d << " seed " << seed << " kept " << kept);
+                CHECK(kept >= 0.8 * static_cast<double>(k));
+                CHECK(kept <= std::max(static_cast<double>(k), std::floor(1.3 * target)));
+            }
+        }
+    }
 }

@@ -139,3 +139,22 @@ TEST_CASE("the threshold selector keeps exactly |x| > T", "[select][threshold]")
     CHECK(s.indices == expected);
     CHECK(count_at_least(y, bits_above(1.5f)) == expected.size());
 }
+
+TEST_CASE("a top-k that carries its kept values carries exactly x at the kept indices",
+          "[select][topk]") {
+    std::mt19937 rng(31);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (const std::size_t n : {100u, 5000u, 200000u}) {
+        std::vector<float> x(n);
+        for (auto& v : x) v = normal(rng);
+        for (const double d : {0.3, 0.1, 0.001}) {
+            const Selection s = select_topk(x, topk_count(n, d));
+            INFO("n " << n << " density " << d);
+            if (s.values.empty()) continue;  // values are optional
+            REQUIRE(s.values.size() == s.indices.size());
+            for (std::size_t i = 0; i < s.indices.size(); ++i)
+                REQUIRE(std::bit_cast<std::uint32_t>(s.values[i]) ==
+                        std::bit_cast<std::uint32_t>(x[s.indices[i]]));
+        }
+    }
+}

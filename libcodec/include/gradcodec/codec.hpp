@@ -30,6 +30,10 @@ struct PayloadStats {
     std::uint64_t position_bits = 0;
     std::uint64_t value_bits = 0;
     double target_density = -1.0;  // < 0 when the codec has no density target
+    // Scalars the payload carries, for codecs that keep a subset (sparse: kept values;
+    // fft/dct: kept real scalars of the spectrum). Dense codecs leave has_carried false.
+    bool has_carried = false;
+    std::uint64_t carried = 0;
 };
 
 struct CodecInfo {

@@ -1,4 +1,5 @@
 // cast: every value rounded to binary16 or bfloat16, nearest even.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -20,7 +21,33 @@ SmallFloat parse_target(const CodecSpec& spec) {
     return to == "f16" ? SmallFloat::f16 : SmallFloat::bf16;
 }
 
-DType dtype_of(SmallFloat t) { return t == SmallFloat::f16 ? DType::f16 : DType::bf16; }
+DType dtype_of(SmallFloat t) {
+    return t == SmallFloat::f16 ? DType::f16 : DType::bf16;
+}
+
+[[noreturn]] void fail_out_of_range(SmallFloat target, const TensorMeta& meta, std::size_t i,
+                                    double x) {
+    fail(ErrorKind::bad_input, meta.name + ": element " + std::to_string(i) + " = " +
+                                   std::to_string(x) + " is outside the finite range of " +
+                                   std::string(dtype_name(dtype_of(target))) +
+                                   " (|x| <= " + std::to_string(small_float_max(target)) + ")");
+}
+
+// The common case on the fast narrowing path; f32 data may be unaligned, so it is copied
+// through a small buffer.
+void encode_from_f32(SmallFloat target, const TensorMeta& meta, std::span<const std::byte> data,
+                     std::uint8_t* out) {
+    constexpr std::size_t kChunk = 4096;
+    float buffer[kChunk];
+    const std::size_t n = data.size() / 4;
+    for (std::size_t first = 0; first < n; first += kChunk) {
+        const std::size_t count = std::min(kChunk, n - first);
+        std::memcpy(buffer, data.data() + 4 * first, 4 * count);
+        const std::span<const float> piece(buffer, count);
+        const std::size_t bad = narrow_floats(target, piece, out + 2 * first);
+        if (bad != count) fail_out_of_range(target, meta, first + bad, piece[bad]);
+    }
+}
 
 std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
                                  std::span<const std::byte> data, const EncodeOptions&) {
@@ -29,16 +56,15 @@ std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
     const std::size_t n = meta.element_count();
     std::vector<std::uint8_t> out(1 + 2 * n);
     out[0] = static_cast<std::uint8_t>(dtype_of(target));
+    if (meta.dtype == DType::f32) {
+        encode_from_f32(target, meta, data, out.data() + 1);
+        return out;
+    }
     // Cast from the tensor's own precision, so f64 input is rounded once, not twice.
     for (std::size_t i = 0; i < n; ++i) {
         const double x = float_element(meta.dtype, data, i);
         const auto bits = narrow_to(target, x);
-        if (!bits) {
-            fail(ErrorKind::bad_input,
-                 meta.name + ": element " + std::to_string(i) + " = " + std::to_string(x) +
-                     " is outside the finite range of " + std::string(dtype_name(dtype_of(target))) +
-                     " (|x| <= " + std::to_string(small_float_max(target)) + ")");
-        }
+        if (!bits) fail_out_of_range(target, meta, i, x);
         if (meta.dtype == DType::f16 && !narrow_to(SmallFloat::f16, widen_from(target, *bits))) {
             fail(ErrorKind::bad_input, meta.name + ": element " + std::to_string(i) +
                                            " rounds to a bf16 value outside the f16 range of "
@@ -58,8 +84,8 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
         code != static_cast<std::uint8_t>(DType::bf16)) {
         r.damaged("unknown cast target type " + std::to_string(code));
     }
-    const SmallFloat target = code == static_cast<std::uint8_t>(DType::f16) ? SmallFloat::f16
-                                                                           : SmallFloat::bf16;
+    const SmallFloat target =
+        code == static_cast<std::uint8_t>(DType::f16) ? SmallFloat::f16 : SmallFloat::bf16;
     const std::size_t n = out.size() / dtype_size(meta.dtype);
     const auto halves = r.bytes(2 * std::uint64_t{n});
     r.expect_end();
@@ -78,11 +104,14 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t>) {
     return s;
 }
 
-void validate(const CodecSpec& spec) { parse_target(spec); }
+void validate(const CodecSpec& spec) {
+    parse_target(spec);
+}
 
 }  // namespace
 
-const CodecDef kCastCodec{"cast", kCodecCast, "round to to=f16|bf16 (nearest even)", true,
-                          validate, encode, decode, describe};
+const CodecDef kCastCodec{"cast", kCodecCast, "round to to=f16|bf16 (nearest even)",
+                          true,   validate,   encode,
+                          decode, describe};
 
 }  // namespace gradcodec

@@ -41,22 +41,7 @@ std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const Ten
         select_coefficients(params.selector, coefficients.span(), params.density);
     std::vector<float> values(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) values[i] = coefficients[kept[i]];
-    // A non-finite input spreads over its chunk's coefficients, which then rank first, so
-    // checking the kept values catches it without a separate pass over the input.
-    for (const float v : values) {
-        if (std::isfinite(v)) continue;
-        require_finite(meta, x);
-        fail(ErrorKind::bad_input, meta.name +
-                                       ": the DCT of this tensor overflows binary32 (values too "
-                                       "large for chunks of " +
-                                       std::to_string(params.chunk) + ")");
-    }
-    std::vector<std::uint8_t> out;
-    ByteWriter w(out);
-    write_frequency_header(w, {params.chunk, params.density});
-    encode_positions(kept, x.size(), w);
-    encode_values(params.values, values, meta, options, w);
-    return out;
+    return write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT");
 }
 
 std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
@@ -88,8 +73,9 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
 }
 
 PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
-    return describe_frequency_payload(meta, payload, "dct",
-                                      [](const ChunkLayout& c) { return c.n; });
+    return describe_frequency_payload(
+        meta, payload, "dct", [](const ChunkLayout& c) { return c.n; },
+        [](const ChunkLayout&, std::span<const std::uint64_t> kept) { return kept.size(); });
 }
 
 void validate(const CodecSpec& spec) {

@@ -164,22 +164,7 @@ std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const Ten
     const std::vector<std::uint64_t> kept = select_bins(params, s, scores.span());
 
     const std::vector<float> values = gather_values(s, spectrum.data(), kept);
-    // A non-finite input spreads over its chunk's bins, which then rank first, so checking
-    // the kept values catches it without a separate pass over the input.
-    for (const float v : values) {
-        if (std::isfinite(v)) continue;
-        require_finite(meta, x);
-        fail(ErrorKind::bad_input, meta.name +
-                                       ": the FFT of this tensor overflows binary32 (values too "
-                                       "large for chunks of " +
-                                       std::to_string(params.chunk) + ")");
-    }
-    std::vector<std::uint8_t> out;
-    ByteWriter w(out);
-    write_frequency_header(w, {params.chunk, params.density});
-    encode_positions(kept, s.bin_count(), w);
-    encode_values(params.values, values, meta, options, w);
-    return out;
+    return write_frequency_payload(params, meta, x, kept, s.bin_count(), values, options, "FFT");
 }
 
 std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
@@ -244,7 +229,13 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
 
 PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
     return describe_frequency_payload(
-        meta, payload, "fft", [](const ChunkLayout& c) { return SpectrumLayout(c).bin_count(); });
+        meta, payload, "fft", [](const ChunkLayout& c) { return SpectrumLayout(c).bin_count(); },
+        [](const ChunkLayout& c, std::span<const std::uint64_t> kept) {
+            const SpectrumLayout s(c);
+            std::uint64_t scalars = 0;
+            for (auto g : kept) scalars += s.is_real(g) ? 1 : 2;
+            return scalars;
+        });
 }
 
 void validate(const CodecSpec& spec) {

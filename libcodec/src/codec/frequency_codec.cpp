@@ -4,7 +4,9 @@
 #include <cmath>
 #include <string>
 
+#include "codec/float_codec.hpp"
 #include "codec/spec_params.hpp"
+#include "gradcodec/error.hpp"
 #include "index/position_coder.hpp"
 #include "select/topk.hpp"
 
@@ -48,18 +50,44 @@ std::uint64_t kept_scalar_target(double density, std::uint64_t n) {
     return topk_count(n, density);
 }
 
+std::vector<std::uint8_t> write_frequency_payload(
+    const FrequencyParams& params, const TensorMeta& meta, std::span<const float> x,
+    std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
+    std::span<const float> values, const EncodeOptions& options, const char* transform) {
+    for (const float v : values) {
+        if (std::isfinite(v)) continue;
+        require_finite(meta, x);
+        fail(ErrorKind::bad_input,
+             meta.name + ": the " + transform +
+                 " of this tensor overflows binary32 (values too large for chunks of " +
+                 std::to_string(params.chunk) + ")");
+    }
+    std::vector<std::uint8_t> out;
+    ByteWriter w(out);
+    write_frequency_header(w, {params.chunk, params.density});
+    encode_positions(kept, coefficient_count, w);
+    encode_values(params.values, values, meta, options, w);
+    return out;
+}
+
 PayloadStats describe_frequency_payload(
     const TensorMeta& meta, std::span<const std::uint8_t> payload, const char* what,
-    const std::function<std::uint64_t(const ChunkLayout&)>& coefficients) {
+    const std::function<std::uint64_t(const ChunkLayout&)>& coefficients,
+    const std::function<std::uint64_t(const ChunkLayout&, std::span<const std::uint64_t>)>&
+        scalars) {
     ByteReader r(payload, meta.name + ": " + what + " payload");
     const FrequencyHeader h = read_frequency_header(r);
-    const PositionSectionInfo positions =
-        describe_positions(r, coefficients(ChunkLayout(meta.element_count(), h.chunk)));
+    const ChunkLayout layout(meta.element_count(), h.chunk);
+    ByteReader kept_reader = r;
+    const std::vector<std::uint64_t> kept = decode_positions(kept_reader, coefficients(layout));
+    const PositionSectionInfo positions = describe_positions(r, coefficients(layout));
     PayloadStats s;
     s.has_bit_split = true;
     s.position_bits = 8 * kFrequencyHeaderBytes + positions.bits;
     s.value_bits = 8 * r.remaining();
     s.target_density = h.density;
+    s.has_carried = true;
+    s.carried = scalars(layout, kept);
     return s;
 }
 

@@ -53,9 +53,21 @@ constexpr std::uint64_t kFrequencyHeaderBytes = 13;
 std::uint64_t kept_scalar_target(double density, std::uint64_t n);
 
 // The bit split for `inspect`: header and positions count as position bits, the value section
-// (the rest of the payload) as value bits. `coefficients` maps n to the index space.
+// (the rest of the payload) as value bits. `coefficients` maps n to the index space;
+// `scalars` counts the real scalars that the kept coefficients carry.
+// The payload of both frequency codecs: header, positions of the kept coefficients among
+// `coefficient_count`, their values. A non-finite input spreads over its chunk's
+// coefficients, which then rank first, so checking the kept values catches it without a
+// separate pass over the input; `transform` ("FFT", "DCT") names the overflow otherwise.
+std::vector<std::uint8_t> write_frequency_payload(
+    const FrequencyParams& params, const TensorMeta& meta, std::span<const float> x,
+    std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
+    std::span<const float> values, const EncodeOptions& options, const char* transform);
+
 PayloadStats describe_frequency_payload(
     const TensorMeta& meta, std::span<const std::uint8_t> payload, const char* what,
-    const std::function<std::uint64_t(const ChunkLayout&)>& coefficients);
+    const std::function<std::uint64_t(const ChunkLayout&)>& coefficients,
+    const std::function<std::uint64_t(const ChunkLayout&, std::span<const std::uint64_t>)>&
+        scalars);
 
 }  // namespace gradcodec

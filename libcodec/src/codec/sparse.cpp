@@ -5,6 +5,11 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
@@ -23,12 +28,26 @@ constexpr std::uint8_t kFlagValuesZstd = 2;
 constexpr int kZstdLevel = 3;
 constexpr std::uint64_t kValueSlack = 4096;  // value-section bytes allowed beyond 4 per value
 
-// A vectorisable screen; require_finite then names the first offending element.
+// A vectorised screen (SSE2 is the x86-64 baseline); require_finite then names the first
+// offending element. Magnitude patterns are < 2^31, so a signed compare orders them.
 bool all_finite(std::span<const float> x) {
+    std::size_t i = 0;
     std::uint32_t bad = 0;
-    for (const float v : x) {
+#if defined(__SSE2__)
+    const __m128i abs_mask = _mm_set1_epi32(0x7fffffff);
+    const __m128i largest = _mm_set1_epi32(0x7f7fffff);
+    __m128i any = _mm_setzero_si128();
+    for (; i + 8 <= x.size(); i += 8) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.data() + i));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.data() + i + 4));
+        any = _mm_or_si128(any, _mm_cmpgt_epi32(_mm_and_si128(a, abs_mask), largest));
+        any = _mm_or_si128(any, _mm_cmpgt_epi32(_mm_and_si128(b, abs_mask), largest));
+    }
+    bad = static_cast<std::uint32_t>(_mm_movemask_epi8(any));
+#endif
+    for (; i < x.size(); ++i) {
         std::uint32_t b;
-        std::memcpy(&b, &v, 4);
+        std::memcpy(&b, &x[i], 4);
         bad |= (b & 0x7f800000u) == 0x7f800000u ? 1u : 0u;
     }
     return bad == 0;
@@ -88,10 +107,13 @@ bool write_section(ByteWriter& out, const std::vector<std::uint8_t>& raw, bool t
 std::vector<std::uint8_t> encode_sparse(const SparseParams& p, const TensorMeta& meta,
                                         std::span<const float> x, const EncodeOptions& options) {
     if (!options.allow_nonfinite && !all_finite(x)) require_finite(meta, x);
-    const Chosen c = run_selector(p, x);
+    Chosen c = run_selector(p, x);
     const auto& idx = c.selection.indices;
-    std::vector<float> values(idx.size());
-    for (std::size_t i = 0; i < idx.size(); ++i) values[i] = x[idx[i]];
+    std::vector<float> values = std::move(c.selection.values);
+    if (values.size() != idx.size()) {
+        values.resize(idx.size());
+        for (std::size_t i = 0; i < idx.size(); ++i) values[i] = x[idx[i]];
+    }
 
     std::vector<std::uint8_t> positions;
     ByteWriter pw(positions);
@@ -224,6 +246,8 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     s.position_bits = 8 * position_bytes;
     s.value_bits = 8 * value_bytes;
     s.target_density = h.target;
+    s.has_carried = true;
+    s.carried = h.count;
     return s;
 }
 

@@ -23,11 +23,16 @@ T load(std::span<const std::byte> data, std::size_t index) {
 
 double float_element(DType dtype, std::span<const std::byte> data, std::size_t i) {
     switch (dtype) {
-        case DType::f16: return f16_to_float(load<std::uint16_t>(data, i));
-        case DType::bf16: return bf16_to_float(load<std::uint16_t>(data, i));
-        case DType::f32: return load<float>(data, i);
-        case DType::f64: return load<double>(data, i);
-        default: fail(ErrorKind::bad_input, "not a float dtype: " + std::string(dtype_name(dtype)));
+        case DType::f16:
+            return f16_to_float(load<std::uint16_t>(data, i));
+        case DType::bf16:
+            return bf16_to_float(load<std::uint16_t>(data, i));
+        case DType::f32:
+            return load<float>(data, i);
+        case DType::f64:
+            return load<double>(data, i);
+        default:
+            fail(ErrorKind::bad_input, "not a float dtype: " + std::string(dtype_name(dtype)));
     }
 }
 
@@ -39,7 +44,8 @@ Float32Values::Float32Values(DType dtype, std::span<const std::byte> data) {
         return;
     }
     storage_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) storage_[i] = static_cast<float>(float_element(dtype, data, i));
+    for (std::size_t i = 0; i < n; ++i)
+        storage_[i] = static_cast<float>(float_element(dtype, data, i));
     view_ = storage_;
 }
 
@@ -62,6 +68,17 @@ void store_float32(std::span<const float> values, DType dtype, std::span<std::by
         return;
     }
     const SmallFloat type = dtype == DType::f16 ? SmallFloat::f16 : SmallFloat::bf16;
+    if constexpr (std::endian::native == std::endian::little) {
+        // Tensor memory is host order, which narrow_floats' little-endian bytes then match.
+        auto* bytes = reinterpret_cast<std::uint8_t*>(out.data());
+        const std::size_t i = narrow_floats(type, values, bytes);
+        if (i != values.size()) {
+            fail(ErrorKind::bad_input, tensor + ": element " + std::to_string(i) + " = " +
+                                           std::to_string(values[i]) + " does not fit " +
+                                           std::string(dtype_name(dtype)));
+        }
+        return;
+    }
     for (std::size_t i = 0; i < values.size(); ++i) {
         const auto bits = narrow_to(type, values[i]);
         if (!bits) {

@@ -56,6 +56,37 @@ std::optional<std::uint16_t> narrow_to(SmallFloat type, double x) {
                                       static_cast<std::uint16_t>(q));
 }
 
+namespace {
+
+template <SmallFloat Type>
+std::size_t narrow_all(std::span<const float> values, std::uint8_t* out) {
+    // Blocks of 1024: the overflow test leaves the vectorised loop once per block.
+    constexpr std::size_t kBlock = 1024;
+    const std::size_t n = values.size();
+    for (std::size_t first = 0; first < n; first += kBlock) {
+        const std::size_t end = first + kBlock < n ? first + kBlock : n;
+        std::uint32_t overflow = 0;
+        for (std::size_t i = first; i < end; ++i) {
+            const std::uint32_t h = narrow_float_bits(Type, values[i]);
+            overflow |= h;
+            out[2 * i] = static_cast<std::uint8_t>(h);
+            out[2 * i + 1] = static_cast<std::uint8_t>(h >> 8);
+        }
+        if ((overflow & kNarrowOverflow) != 0) {
+            for (std::size_t i = first; i < end; ++i)
+                if ((narrow_float_bits(Type, values[i]) & kNarrowOverflow) != 0) return i;
+        }
+    }
+    return n;
+}
+
+}  // namespace
+
+std::size_t narrow_floats(SmallFloat type, std::span<const float> values, std::uint8_t* out) {
+    return type == SmallFloat::f16 ? narrow_all<SmallFloat::f16>(values, out)
+                                   : narrow_all<SmallFloat::bf16>(values, out);
+}
+
 float f16_to_float(std::uint16_t h) {
     const std::uint32_t sign = std::uint32_t{h & 0x8000u} << 16;
     const std::uint32_t exponent = (h >> 10) & 0x1fu;

@@ -45,7 +45,14 @@ class BitWriter {
 
   private:
     void flush_word() {
-        for (int b = 0; b < 64; b += 8) bytes_.push_back(static_cast<std::uint8_t>(acc_ >> b));
+        const std::size_t at = bytes_.size();
+        bytes_.resize(at + 8);
+        std::uint8_t* out = bytes_.data() + at;
+        if constexpr (std::endian::native == std::endian::little) {
+            std::memcpy(out, &acc_, 8);
+        } else {
+            for (int b = 0; b < 8; ++b) out[b] = static_cast<std::uint8_t>(acc_ >> (8 * b));
+        }
     }
     std::vector<std::uint8_t> bytes_;
     std::uint64_t acc_ = 0;

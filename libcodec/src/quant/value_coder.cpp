@@ -35,17 +35,13 @@ void encode_halves(SmallFloat type, std::span<const float> values, const TensorM
                    std::vector<std::uint8_t>& out) {
     const std::size_t start = out.size();
     out.resize(start + 2 * values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        const auto bits = narrow_to(type, values[i]);
-        if (!bits) {
-            fail(ErrorKind::bad_input,
-                 meta.name + ": value " + std::to_string(i) + " = " + std::to_string(values[i]) +
-                     " is outside the finite range of " +
-                     (type == SmallFloat::f16 ? "f16" : "bf16") + " (|x| <= " +
-                     std::to_string(small_float_max(type)) + "); use values=f32 or rangeq");
-        }
-        out[start + 2 * i] = static_cast<std::uint8_t>(*bits);
-        out[start + 2 * i + 1] = static_cast<std::uint8_t>(*bits >> 8);
+    const std::size_t i = narrow_floats(type, values, out.data() + start);
+    if (i != values.size()) {
+        fail(ErrorKind::bad_input,
+             meta.name + ": value " + std::to_string(i) + " = " + std::to_string(values[i]) +
+                 " is outside the finite range of " + (type == SmallFloat::f16 ? "f16" : "bf16") +
+                 " (|x| <= " + std::to_string(small_float_max(type)) +
+                 "); use values=f32 or rangeq");
     }
 }
 

@@ -19,18 +19,12 @@ std::uint64_t splitmix64(std::uint64_t seed) {
     return z ^ (z >> 31);
 }
 
-// The k_s-th largest magnitude of a strided sample.
+// The k_s-th largest magnitude of the sample.
 std::uint32_t sampled_threshold(std::span<const float> x, const DgcParams& p) {
-    const std::uint64_t n = x.size();
-    const double wanted =
-        std::max(std::ceil(p.sample * static_cast<double>(n)), std::ceil(2.0 / p.density));
-    const std::uint64_t samples =
-        wanted >= static_cast<double>(n) ? n : static_cast<std::uint64_t>(wanted);
-    const std::uint64_t stride = n / samples;
-    const std::uint64_t start = splitmix64(p.seed) % stride;
-    std::vector<float> sample(samples);
-    for (std::uint64_t i = 0; i < samples; ++i) sample[i] = x[start + i * stride];
-    return topk_cut(sample, topk_count(samples, p.density)).bits;
+    const std::vector<std::uint64_t> positions = dgc_sample_positions(x.size(), p);
+    std::vector<float> sample(positions.size());
+    for (std::size_t i = 0; i < positions.size(); ++i) sample[i] = x[positions[i]];
+    return topk_cut(sample, topk_count(sample.size(), p.density)).bits;
 }
 
 // Exact top-k among the elements at or above `lo` (all of the top k are among them).
@@ -48,11 +42,42 @@ Selection topk_among(std::span<const float> x, std::uint32_t lo, std::uint64_t c
 
 }  // namespace
 
+// Sample i is element floor((offset + i*n) / samples) for a seeded offset in [0, n): a
+// fractional stride n/samples from a random start, so the sample spans the whole tensor. (A
+// whole-number stride floor(n/samples) leaves the last n mod samples elements unsampled: up to
+// half the tensor when n < 2*samples, which ceil(2/density) samples make common.)
+std::vector<std::uint64_t> dgc_sample_positions(std::uint64_t n, const DgcParams& p) {
+    if (n == 0) return {};
+    const double wanted =
+        std::max(std::ceil(p.sample * static_cast<double>(n)), std::ceil(2.0 / p.density));
+    const std::uint64_t samples =
+        wanted >= static_cast<double>(n) ? n : static_cast<std::uint64_t>(wanted);
+    const std::uint64_t offset = splitmix64(p.seed) % n;
+    // Bresenham steps through (offset + i*n) / samples: quotient and remainder, no overflow.
+    const std::uint64_t step = n / samples, carry = n % samples;
+    std::uint64_t position = offset / samples, remainder = offset % samples;
+    std::vector<std::uint64_t> out(samples);
+    for (std::uint64_t i = 0; i < samples; ++i) {
+        out[i] = position;
+        position += step;
+        remainder += carry;
+        if (remainder >= samples) {
+            remainder -= samples;
+            ++position;
+        }
+    }
+    return out;
+}
+
 Selection select_dgc(std::span<const float> x, const DgcParams& params) {
     Selection s;
     if (x.empty()) return s;
     const std::uint64_t k = topk_count(x.size(), params.density);
-    const auto k_high = static_cast<std::uint64_t>(1.3 * static_cast<double>(k));
+    // The band is 0.8..1.3 times the target count density*n, not times k = ceil(density*n):
+    // on small tensors 1.3*k can admit a count far past 1.3*density*n (5 of 32 at density 0.1
+    // is 1.56 times the target). Where no count lies in the band, the exact top k is kept.
+    const double target = params.density * static_cast<double>(x.size());
+    const std::uint64_t k_high = std::max(k, static_cast<std::uint64_t>(1.3 * target));
     const double k_low = 0.8 * static_cast<double>(k);
     std::uint32_t thr = sampled_threshold(x, params);
     for (int round = 0; round < kDgcRounds; ++round) {

@@ -4,6 +4,7 @@
 // too many pass (ALGORITHMS.md §3).
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "select/selection.hpp"
 
@@ -18,5 +19,8 @@ struct DgcParams {
 inline constexpr int kDgcRounds = 10;
 
 Selection select_dgc(std::span<const float> x, const DgcParams& params);
+
+// The ascending element indices of the threshold's sample, spread over all n elements.
+std::vector<std::uint64_t> dgc_sample_positions(std::uint64_t n, const DgcParams& params);
 
 }  // namespace gradcodec

@@ -91,16 +91,25 @@ void collect_counted_at_least(std::span<const float> x, std::uint32_t lo, std::u
         collect_at_least(x, lo, count, out);
         return;
     }
-    const std::size_t base = out.size();
-    out.resize(base + count + 1);  // one slot of slack for the unconditional store
-    std::uint64_t* dst = out.data() + base;
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        dst[j] = i;
-        j += magnitude_bits(x[i]) >= lo ? 1 : 0;
-        if (j > count) break;  // only when `count` was wrong; never overrun the slack
+    // Branch-free into a small buffer, then appended: no zero-filled (and page-faulted) slack
+    // in `out` that the stores would then overwrite.
+    out.reserve(out.size() + count);
+    constexpr std::size_t kChunk = 4096;
+    std::uint64_t buffer[kChunk];
+    std::uint64_t taken = 0;
+    for (std::size_t first = 0; first < x.size() && taken < count; first += kChunk) {
+        const std::size_t end = std::min(x.size(), first + kChunk);
+        std::size_t fill = 0;
+        for (std::size_t i = first; i < end; ++i) {
+            buffer[fill] = i;
+            fill += magnitude_bits(x[i]) >= lo ? 1 : 0;
+        }
+        // Never more than `count` in all, even when `count` was wrong.
+        const std::size_t keep =
+            static_cast<std::size_t>(std::min<std::uint64_t>(fill, count - taken));
+        out.insert(out.end(), buffer, buffer + keep);
+        taken += keep;
     }
-    out.resize(base + std::min<std::size_t>(j, count));
 }
 
 void gather_magnitudes_at_least(std::span<const float> x, std::uint32_t lo,

@@ -65,6 +65,37 @@ TopkCut cut_in_bucket(std::span<const std::uint64_t> low_hist, std::uint32_t hig
     return {(high << 16) | b.index, need - b.above};
 }
 
+// The elements whose magnitude pattern is >= lo (there are `count`), ascending, and their
+// values. Branch-free through small buffers when they are dense, where a branch per element
+// would mispredict constantly.
+void collect_candidates(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
+                        std::vector<std::uint64_t>& indices, std::vector<float>& values) {
+    if (count < x.size() / 64) {
+        collect_counted_at_least(x, lo, count, indices);
+        values.resize(indices.size());
+        for (std::size_t j = 0; j < indices.size(); ++j) values[j] = x[indices[j]];
+        return;
+    }
+    indices.reserve(count);
+    values.reserve(count);
+    constexpr std::size_t kChunk = 2048;
+    std::uint64_t index_buffer[kChunk];
+    float value_buffer[kChunk];
+    for (std::size_t first = 0; first < x.size() && indices.size() < count; first += kChunk) {
+        const std::size_t end = std::min(x.size(), first + kChunk);
+        std::size_t fill = 0;
+        for (std::size_t i = first; i < end; ++i) {
+            index_buffer[fill] = i;
+            value_buffer[fill] = x[i];
+            fill += pattern(&x[i]) >= lo ? 1 : 0;
+        }
+        const auto keep = static_cast<std::size_t>(
+            std::min<std::uint64_t>(fill, count - indices.size()));  // never past `count`
+        indices.insert(indices.end(), index_buffer, index_buffer + keep);
+        values.insert(values.end(), value_buffer, value_buffer + keep);
+    }
+}
+
 }  // namespace
 
 std::uint64_t topk_count(std::uint64_t n, double density) {
@@ -103,25 +134,28 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
     const std::uint64_t candidates = bucket.above + hist[bucket.index];
     TopkCut cut;
     if (candidates <= x.size() / 4) {
-        // Usual case: collect every element at or above the bucket once (ascending), then
-        // finish the select and the compaction on that short list.
-        collect_counted_at_least(x, bucket.index << 16, candidates, s.indices);
+        // Usual case: collect every element at or above the bucket once (ascending) with its
+        // value, then finish the select and the compaction on that short list without
+        // touching x again; the kept values travel with the selection.
+        collect_candidates(x, bucket.index << 16, candidates, s.indices, s.values);
         std::vector<std::uint64_t> low(kBuckets, 0);
-        for (const std::uint64_t i : s.indices) {
-            const std::uint32_t b = pattern(&x[i]);
+        for (const float v : s.values) {
+            const std::uint32_t b = magnitude_bits(v);
             if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
         }
         cut = cut_in_bucket(low, bucket.index, k - bucket.above);
         std::uint64_t ties = cut.ties;
         std::size_t out = 0;
-        for (const std::uint64_t i : s.indices) {
-            const std::uint32_t b = pattern(&x[i]);
+        for (std::size_t j = 0; j < s.values.size(); ++j) {
+            const std::uint32_t b = magnitude_bits(s.values[j]);
             const bool keep = b > cut.bits || (b == cut.bits && ties > 0);
             if (b == cut.bits && ties > 0) --ties;
-            s.indices[out] = i;
+            s.indices[out] = s.indices[j];
+            s.values[out] = s.values[j];
             out += keep ? 1 : 0;
         }
         s.indices.resize(out);
+        s.values.resize(out);
     } else {
         // A huge bucket (many equal magnitudes): histogram its low bits over the whole tensor.
         std::vector<std::uint64_t> low(kBuckets, 0);
