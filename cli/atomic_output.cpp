@@ -29,7 +29,8 @@ void cleanup_and_die(int sig) {
 }  // namespace
 
 void install_signal_cleanup() {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, cleanup_and_die);
+    // SIGPIPE too: `decode -o - | head` must not leave its scratch HDF5 file in TMPDIR.
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, cleanup_and_die);
     signal(SIGXFSZ, SIG_IGN);
 }
 

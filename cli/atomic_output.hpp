@@ -7,7 +7,7 @@
 
 namespace gradcodec::cli {
 
-// Installs the SIGINT/SIGTERM/SIGHUP cleanup and ignores SIGXFSZ, so a file-size limit
+// Installs the SIGINT/SIGTERM/SIGHUP/SIGPIPE cleanup and ignores SIGXFSZ, so a file-size limit
 // becomes a write error. Call once at start-up.
 void install_signal_cleanup();
 

@@ -34,6 +34,7 @@ void decode_raw(const DecodeArgs& args, StreamReader& reader, std::FILE* out) {
         if (values) fail(ErrorKind::usage, args.input + ": the stream holds more than one tensor; --raw needs exactly one");
         values = decode_values(args, *t);
     }
+    reader.expect_input_end();
     if (!values) fail(ErrorKind::usage, args.input + ": the stream holds no tensor");
     if (std::fwrite(values->data(), 1, values->size(), out) != values->size()) {
         fail(ErrorKind::io, args.output + ": write failed: " + std::strerror(errno));
@@ -51,6 +52,7 @@ void decode_hdf5(const DecodeArgs& args, StreamReader& reader, const std::string
             writer.write(*t, decode_values(args, *t));
         }
     }
+    reader.expect_input_end();
     writer.close();
 }
 

@@ -98,6 +98,7 @@ int run_inspect(const InspectArgs& args) {
         add_bit_split(report.total, row);
         report.tensors.push_back(std::move(row));
     }
+    reader.expect_input_end();
     report.total.bytes_out = reader.bytes_read();
     if (report.total.position_bits && report.total.elements) {
         *report.total.position_bits /= double(report.total.elements);

@@ -31,4 +31,19 @@ for name in $decodable $refused; do
     rc=$?
     if [ $rc -eq 0 ] || [ $rc -eq 3 ]; then pass "inspect $name exits $rc"; else fail "inspect $name exits $rc: $(cat "$WORK/stderr")"; fi
 done
+
+# The end record must be the last: one byte after it is refused, by decode and by inspect.
+"$GC" encode "$SAMPLE" -o whole.gcs
+cp whole.gcs tail.gcs && printf 'x' >> tail.gcs
+expect_exit 3 "a byte after the end record is refused" -- "$GC" decode tail.gcs -o out.h5
+expect_stderr "1 bytes follow the end record"
+expect_absent out.h5
+head -c 4000 /dev/zero > zeros.f32
+"$GC" encode zeros.f32 --raw f32 --shape 1000 -o single.gcs
+printf 'x' >> single.gcs
+expect_exit 3 "decode --raw refuses it too" -- "$GC" decode single.gcs --raw -o out.raw
+expect_absent out.raw
+expect_exit 3 "inspect refuses it too" -- "$GC" inspect tail.gcs
+expect_exit 3 "on a pipe too" -- bash -c "cat tail.gcs | '$GC' decode - -o out.h5"
+expect_absent out.h5
 finish

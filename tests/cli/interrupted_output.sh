@@ -75,6 +75,12 @@ kill -s TERM "$PID"
 finish_stalled
 if [ -z "$(ls -A scratch)" ]; then pass "SIGTERM leaves TMPDIR empty"; else fail "TMPDIR holds $(ls -A scratch)"; fi
 
+# A reader that goes away (SIGPIPE) mid-way through decode -o - takes the scratch file too.
+TMPDIR="$WORK/scratch" "$GC" decode whole.gcs -o - 2>"$WORK/stderr" | head -c 100 > /dev/null
+status=${PIPESTATUS[0]}
+if [ "$status" -eq 141 ]; then pass "SIGPIPE ends decode -o -"; else fail "decode -o - | head: status $status"; fi
+if [ -z "$(ls -A scratch)" ]; then pass "SIGPIPE leaves TMPDIR empty"; else fail "TMPDIR holds $(ls -A scratch)"; fi
+
 # SIGKILL cannot be caught: only the clearly named temporary may stay, and an existing OUTPUT
 # (replaced with --force) is untouched, never truncated.
 "$GC" encode "$SAMPLE" -o out.gcs

@@ -221,6 +221,17 @@ std::vector<std::uint8_t> sample_stream(const std::vector<std::string>& float_sp
         if (tensor.path.ends_with("conv1.weight")) record.attributes = {sample_attributes()[1]};
         writer.write(record);
     }
+    // Specs the sample's float tensors did not reach get a small gradient each, so a mixed
+    // stream holds a payload of every codec.
+    for (std::uint32_t k = 0; next_spec < float_specs.size(); ++k) {
+        const std::vector<std::uint64_t> shape{6, 8};
+        SampleTensor extra{"/step_00020/w" + std::to_string(k), DType::f32, shape,
+                           gradient_like_values(DType::f32, 48, 100 + k)};
+        try {
+            writer.write(encode_record(extra, float_specs[next_spec++]));
+        } catch (const Error&) {
+        }
+    }
     writer.write(LinkRecord{"/latest", LinkKind::soft, "/step_00010", ""});
     writer.write(LinkRecord{"/previous", LinkKind::external, "/step_00000", "run-0.h5"});
     writer.finish();

@@ -33,8 +33,9 @@ std::vector<gradcodec::Attribute> sample_attributes();
 std::vector<std::string> usable_codec_specs();
 
 // A whole dump: root group with attributes, a step group, the sample tensors (float ones
-// encoded with the spec `float_specs[i % size]`, others losslessly), a soft and an external
-// link, the end marker. A float spec the codec refuses falls back to lossless.
+// encoded with the spec `float_specs[i % size]`, others losslessly), one more small float
+// tensor for each spec left over, a soft and an external link, the end marker. A float spec
+// the codec refuses falls back to lossless.
 std::vector<std::uint8_t> sample_stream(const std::vector<std::string>& float_specs);
 
 // The record a codec writes for one tensor, for the payload fuzzer's seeds.

@@ -152,6 +152,10 @@ public:
     StreamReader(ByteSource& source, ReadLimits limits = default_read_limits());
     // The next record, or nullopt after the end marker. Every error names the record.
     std::optional<Record> next();
+    // After next() returned nullopt, for callers whose input is exactly one stream: throws
+    // Error(damaged_stream) when bytes follow the end record (it MUST be the last record).
+    // On a pipe this waits for the writer to close it.
+    void expect_input_end();
     std::uint16_t minor_version() const { return minor_; }
     std::uint64_t record_index() const { return index_; }  // records returned so far
     std::uint64_t last_record_bytes() const { return last_record_bytes_; }  // frame to checksum

@@ -112,6 +112,16 @@ std::vector<std::uint8_t> StreamReader::read_body(std::uint64_t length) {
     return body;
 }
 
+void StreamReader::expect_input_end() {
+    if (!ended_) fail(ErrorKind::usage, "expect_input_end called before the end record");
+    std::array<std::uint8_t, 1> extra{};
+    if (source_.read(extra) != 0) {
+        const auto more = source_.remaining();
+        damaged("after the end record", std::to_string(more ? *more + 1 : 1) + (more ? "" : " or more") +
+                                            " bytes follow the end record, which must be last");
+    }
+}
+
 std::optional<Record> StreamReader::next() {
     // A loop, not recursion, over skipped records: a stream of millions of tiny skippable
     // records must not exhaust the stack.
