@@ -1,3 +1,4 @@
+#include <algorithm>
 // The fft codec (id 5, select=topk) on the device. The bytes it writes follow
 // format-spec/codec-fft.md exactly as codec/fft_codec.cpp does: same header, same position
 // section (written by encode_positions from the kept indices), same value section (written
@@ -180,21 +181,12 @@ std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
     }
     const std::vector<std::uint64_t> host_kept = to_host(kept.data(), k, "kept copy");
     const std::vector<float> host_values = to_host(values.data(), scalars, "values copy");
-    for (const float v : host_values) {
-        if (std::isfinite(v)) continue;
-        const std::vector<float> host_x = to_host(x, n, "input copy");
-        require_finite(meta, host_x);
-        fail(ErrorKind::bad_input, meta.name +
-                                       ": the FFT of this tensor overflows binary32 (values too "
-                                       "large for chunks of " +
-                                       std::to_string(params.chunk) + ")");
+    // The input comes to the host only when write_frequency_payload must name a bad element.
+    std::vector<float> host_x;
+    if (!std::all_of(host_values.begin(), host_values.end(), [](float v) { return std::isfinite(v); })) {
+        host_x = to_host(x, n, "input copy");
     }
-    std::vector<std::uint8_t> out;
-    ByteWriter w(out);
-    write_frequency_header(w, {params.chunk, params.density});
-    encode_positions(host_kept, bins, w);
-    encode_values(params.values, host_values, meta, options, w);
-    return out;
+    return write_frequency_payload(params, meta, host_x, host_kept, bins, host_values, options, "FFT");
 }
 
 void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> payload, float* y) {
