@@ -4,6 +4,7 @@
 // parameters chosen at encode time, travels inside it (format-spec/FORMAT.md, "Codecs").
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +13,8 @@
 #include "gradcodec/codec_spec.hpp"
 #include "gradcodec/tensor.hpp"
 
+// Everything declared here is the shared library's API; the rest of it stays hidden.
+#pragma GCC visibility push(default)
 namespace gradcodec {
 
 struct EncodeOptions {
@@ -57,6 +60,56 @@ PayloadStats describe_payload(std::uint16_t codec_id, const TensorMeta& meta,
                               std::span<const std::uint8_t> payload);
 
 std::vector<CodecInfo> list_codecs();
-std::string_view codec_name(std::uint16_t codec_id);  // "" when unknown
+
+struct CodecDef;
+
+// A codec compiled once from its spec: the name is resolved and the keys are parsed and
+// validated into typed parameters, so encoding never parses a string again. A Codec is
+// immutable and cheap to copy (copies share the compiled parameters); one Codec may be used
+// by any number of threads at once. Scratch that encoding reuses (zstd contexts, FFT plans)
+// lives per thread inside the library; no Codec call starts a thread.
+class Codec {
+  public:
+    // Throws Error(usage) on an unknown name, key or value, listing the valid ones.
+    static Codec compile(std::string_view spec, const EncodeOptions& options = {});
+    static Codec compile(const CodecSpec& spec, const EncodeOptions& options = {});
+
+    std::uint16_t id() const;         // the payload's codec id (format constant)
+    std::string_view name() const;    // the spec's name: "topk", "dgc", ... (several share id 4)
+    const std::string& spec() const;  // the spec as validated, e.g. "topk:density=0.01"
+    const EncodeOptions& options() const;
+
+    // The most bytes encode can produce for this tensor (like ZSTD_compressBound): a buffer of
+    // this size always suffices. Throws Error(bad_input) when the shape overflows.
+    std::uint64_t max_encoded_size(const TensorMeta& meta) const;
+
+    // The payload for `values` (meta.byte_count() bytes in meta.dtype). Throws Error(usage) for
+    // a float-only codec on another dtype, Error(bad_input) on values the codec cannot carry.
+    std::vector<std::uint8_t> encode(const TensorMeta& meta,
+                                     std::span<const std::byte> values) const;
+
+    // Writes the payload into `out` and returns its size. Throws Error(limit) when `out` is
+    // smaller than the payload (never when out.size() >= max_encoded_size(meta)).
+    std::size_t encode_into(const TensorMeta& meta, std::span<const std::byte> values,
+                            std::span<std::uint8_t> out) const;
+
+    // The same, and writes `values - decode(payload)` into `residual` (meta.byte_count()
+    // bytes, in meta.dtype): what the codec left out, for error feedback. It decodes the
+    // payload once into `residual` and subtracts in place (no second buffer).
+    std::size_t encode_into(const TensorMeta& meta, std::span<const std::byte> values,
+                            std::span<std::uint8_t> out, std::span<std::byte> residual) const;
+
+    const CodecDef& definition() const { return *def_; }
+
+  private:
+    Codec() = default;
+    const CodecDef* def_ = nullptr;
+    std::shared_ptr<const struct CompiledParams> params_;
+};
+
+// The name of the codec that writes payloads of this id; for id 4, shared by the threshold
+// selectors, that is "sparse". "" when unknown.
+std::string_view codec_name(std::uint16_t codec_id);
 
 }  // namespace gradcodec
+#pragma GCC visibility pop

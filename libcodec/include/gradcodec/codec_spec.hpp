@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+// Everything declared here is the shared library's API; the rest of it stays hidden.
+#pragma GCC visibility push(default)
 namespace gradcodec {
 
 struct CodecSpec {
@@ -21,3 +23,4 @@ struct CodecSpec {
 CodecSpec parse_codec_spec(std::string_view text);
 
 }  // namespace gradcodec
+#pragma GCC visibility pop

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+// Everything declared here is the shared library's API; the rest of it stays hidden.
+#pragma GCC visibility push(default)
 namespace gradcodec {
 
 enum class DType : std::uint8_t {
@@ -31,3 +33,4 @@ std::optional<DType> dtype_from_name(std::string_view name);
 std::optional<DType> dtype_from_code(std::uint8_t code);
 
 }  // namespace gradcodec
+#pragma GCC visibility pop

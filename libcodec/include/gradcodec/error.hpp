@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+// Everything declared here is the shared library's API; the rest of it stays hidden.
+#pragma GCC visibility push(default)
 namespace gradcodec {
 
 enum class ErrorKind {
@@ -15,14 +17,17 @@ enum class ErrorKind {
 };
 
 class Error : public std::runtime_error {
-public:
+  public:
     Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
     ErrorKind kind() const { return kind_; }
 
-private:
+  private:
     ErrorKind kind_;
 };
 
-[[noreturn]] inline void fail(ErrorKind kind, const std::string& message) { throw Error(kind, message); }
+[[noreturn]] inline void fail(ErrorKind kind, const std::string& message) {
+    throw Error(kind, message);
+}
 
 }  // namespace gradcodec
+#pragma GCC visibility pop

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+// Everything declared here is the shared library's API; the rest of it stays hidden.
+#pragma GCC visibility push(default)
 namespace gradcodec {
 
 // Models of |x|: exponential (Laplace on x), generalized Pareto, gamma (double gamma on x).
@@ -58,3 +60,4 @@ FitReport fit_tensor(std::span<const float> x, const std::vector<Distribution>& 
                      const std::vector<double>& densities, const FitOptions& options = {});
 
 }  // namespace gradcodec
+#pragma GCC visibility pop

@@ -6,6 +6,8 @@
 
 #include "gradcodec/dtype.hpp"
 
+// Everything declared here is the shared library's API; the rest of it stays hidden.
+#pragma GCC visibility push(default)
 namespace gradcodec {
 
 struct ErrorMetrics {
@@ -21,13 +23,14 @@ struct ErrorMetrics {
 
 // Accumulates tensor by tensor so a total over a whole dump costs no extra memory.
 class MetricsAccumulator {
-public:
+  public:
     // Both spans hold the same number of little-endian elements of the float type `dtype`.
     void add(DType dtype, std::span<const std::byte> original, std::span<const std::byte> decoded);
     ErrorMetrics result() const;
 
-private:
+  private:
     ErrorMetrics sums_;
 };
 
 }  // namespace gradcodec
+#pragma GCC visibility pop

@@ -12,6 +12,8 @@
 
 #include "gradcodec/dtype.hpp"
 
+// Everything declared here is the shared library's API; the rest of it stays hidden.
+#pragma GCC visibility push(default)
 namespace gradcodec {
 
 // ---- the objects a dump is made of -------------------------------------------------------
@@ -26,7 +28,7 @@ struct Attribute {
     DType dtype = DType::f64;       // numeric only
     std::uint32_t string_size = 0;  // fixed_string only: bytes per element
     std::uint8_t cset = 0;          // strings: 0 = ASCII, 1 = UTF-8
-    std::uint8_t strpad = 0;        // strings: 0 = null-terminated, 1 = null-padded, 2 = space-padded
+    std::uint8_t strpad = 0;  // strings: 0 = null-terminated, 1 = null-padded, 2 = space-padded
     std::vector<std::uint64_t> shape;  // empty = scalar
     // numeric: little-endian elements; fixed_string: string_size bytes per element;
     // vlen_string: the elements as (u32 length, bytes) pairs.
@@ -63,13 +65,13 @@ using Record = std::variant<GroupRecord, TensorRecord, LinkRecord>;
 
 // Where stream bytes go. Small on purpose: a file, a socket or a memory buffer.
 class ByteSink {
-public:
+  public:
     virtual ~ByteSink() = default;
     virtual void write(std::span<const std::uint8_t> bytes) = 0;
 };
 
 class ByteSource {
-public:
+  public:
     virtual ~ByteSource() = default;
     // Reads up to out.size() bytes; returns fewer only at the end of the input.
     virtual std::size_t read(std::span<std::uint8_t> out) = 0;
@@ -78,18 +80,18 @@ public:
 };
 
 class VectorSink final : public ByteSink {
-public:
+  public:
     void write(std::span<const std::uint8_t> bytes) override;
     std::vector<std::uint8_t> bytes;
 };
 
 class SpanSource final : public ByteSource {
-public:
+  public:
     explicit SpanSource(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
     std::size_t read(std::span<std::uint8_t> out) override;
     std::optional<std::uint64_t> remaining() const override { return bytes_.size() - pos_; }
 
-private:
+  private:
     std::span<const std::uint8_t> bytes_;
     std::size_t pos_ = 0;
 };
@@ -97,22 +99,23 @@ private:
 // A stdio stream; `remaining` is known when it is a regular file. `name` (a path, "-")
 // starts the message of an Error(io), so "File too large" says which file.
 class FileSink final : public ByteSink {
-public:
-    explicit FileSink(std::FILE* file, std::string name = {}) : file_(file), name_(std::move(name)) {}
+  public:
+    explicit FileSink(std::FILE* file, std::string name = {})
+        : file_(file), name_(std::move(name)) {}
     void write(std::span<const std::uint8_t> bytes) override;
 
-private:
+  private:
     std::FILE* file_;
     std::string name_;
 };
 
 class FileSource final : public ByteSource {
-public:
+  public:
     explicit FileSource(std::FILE* file, std::string name = {});
     std::size_t read(std::span<std::uint8_t> out) override;
     std::optional<std::uint64_t> remaining() const override;
 
-private:
+  private:
     std::FILE* file_;
     std::string name_;
     std::optional<std::uint64_t> size_;
@@ -122,7 +125,7 @@ private:
 // ---- writer and reader ---------------------------------------------------------------------
 
 class StreamWriter {
-public:
+  public:
     explicit StreamWriter(ByteSink& sink);  // writes the stream header at once
     void write(const GroupRecord& record);
     void write(const TensorRecord& record);
@@ -130,7 +133,7 @@ public:
     void finish();  // the end marker; a stream without it is truncated
     std::uint64_t records_written() const { return records_; }
 
-private:
+  private:
     void emit(std::uint8_t kind, std::span<const std::uint8_t> head,
               std::span<const std::uint8_t> tail);
     ByteSink& sink_;
@@ -147,7 +150,7 @@ struct ReadLimits {
 ReadLimits default_read_limits();
 
 class StreamReader {
-public:
+  public:
     // Reads and checks the stream header; throws Error(damaged_stream) on a bad one.
     StreamReader(ByteSource& source, ReadLimits limits = default_read_limits());
     // The next record, or nullopt after the end marker. Every error names the record.
@@ -161,7 +164,7 @@ public:
     std::uint64_t last_record_bytes() const { return last_record_bytes_; }  // frame to checksum
     std::uint64_t bytes_read() const { return bytes_read_; }  // header and records so far
 
-private:
+  private:
     std::optional<Record> next_record();  // nullopt after the end marker or a skipped record
     std::vector<std::uint8_t> read_body(std::uint64_t length);
     ByteSource& source_;
@@ -174,3 +177,4 @@ private:
 };
 
 }  // namespace gradcodec
+#pragma GCC visibility pop

@@ -6,6 +6,8 @@
 
 #include "gradcodec/dtype.hpp"
 
+// Everything declared here is the shared library's API; the rest of it stays hidden.
+#pragma GCC visibility push(default)
 namespace gradcodec {
 
 // What a codec needs to know of a tensor besides its values. `name` is used in messages only.
@@ -25,3 +27,4 @@ std::string shape_to_string(std::span<const std::uint64_t> shape);  // "10x1024"
 std::vector<float> widen_to_float32(DType dtype, std::span<const std::byte> data);
 
 }  // namespace gradcodec
+#pragma GCC visibility pop

@@ -12,8 +12,8 @@ namespace {
 #if defined(__SSE2__)
 // 16 four-byte elements become 16 bytes of each plane: three rounds of byte interleaving
 // gather the bytes of equal rank, then 64-bit halves are paired per plane.
-std::size_t split_planes4_sse2(const std::uint8_t* e, std::size_t n, std::uint8_t* p0, std::uint8_t* p1,
-                               std::uint8_t* p2, std::uint8_t* p3) {
+std::size_t split_planes4_sse2(const std::uint8_t* e, std::size_t n, std::uint8_t* p0,
+                               std::uint8_t* p1, std::uint8_t* p2, std::uint8_t* p3) {
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(e + 4 * i));
@@ -59,7 +59,8 @@ void split_planes(const std::uint8_t* elements, std::size_t n, std::size_t eleme
         return;
     }
     for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t k = 0; k < element_size; ++k) planes[k][i] = elements[i * element_size + k];
+        for (std::size_t k = 0; k < element_size; ++k)
+            planes[k][i] = elements[i * element_size + k];
 }
 
 void merge_plane(const std::uint8_t* plane, std::size_t n, std::size_t element_size, std::size_t k,

@@ -49,10 +49,13 @@ void encode_from_f32(SmallFloat target, const TensorMeta& meta, std::span<const 
     }
 }
 
-std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
+std::any compile(const CodecSpec& spec) {
+    return parse_target(spec);
+}
+
+std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
                                  std::span<const std::byte> data, const EncodeOptions&) {
-    require_float_tensor(spec, meta);
-    const SmallFloat target = parse_target(spec);
+    const auto target = std::any_cast<SmallFloat>(compiled);
     const std::size_t n = meta.element_count();
     std::vector<std::uint8_t> out(1 + 2 * n);
     out[0] = static_cast<std::uint8_t>(dtype_of(target));
@@ -104,14 +107,14 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t>) {
     return s;
 }
 
-void validate(const CodecSpec& spec) {
-    parse_target(spec);
+std::uint64_t payload_bound(const std::any&, const TensorMeta& meta, const EncodeOptions&) {
+    return 1 + 2 * meta.element_count();
 }
 
 }  // namespace
 
 const CodecDef kCastCodec{"cast", kCodecCast, "round to to=f16|bf16 (nearest even)",
-                          true,   validate,   encode,
-                          decode, describe};
+                          true,   compile,    encode,
+                          decode, describe,   payload_bound};
 
 }  // namespace gradcodec

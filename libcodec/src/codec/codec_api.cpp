@@ -1,3 +1,6 @@
+// The free-function API, kept for one-off calls: each is a throwaway Codec, so there is one
+// encode path. Decoding needs no spec: the payload is self-describing given its codec id.
+#include <array>
 #include <string>
 
 #include "codec/codec_def.hpp"
@@ -6,14 +9,6 @@
 
 namespace gradcodec {
 namespace {
-
-const CodecDef& by_name(std::string_view name) {
-    for (const CodecDef* c : all_codecs())
-        if (c->name == name) return *c;
-    std::string list;
-    for (const CodecDef* c : all_codecs()) list += (list.empty() ? "" : ", ") + std::string(c->name);
-    fail(ErrorKind::usage, "unknown codec '" + std::string(name) + "'; valid codecs: " + list);
-}
 
 const CodecDef& by_id(std::uint16_t id, const TensorMeta& meta) {
     for (const CodecDef* c : all_codecs())
@@ -25,22 +20,14 @@ const CodecDef& by_id(std::uint16_t id, const TensorMeta& meta) {
 
 }  // namespace
 
-void validate_codec_spec(const CodecSpec& spec) { by_name(spec.name).validate(spec); }
+void validate_codec_spec(const CodecSpec& spec) {
+    Codec::compile(spec);
+}
 
 EncodedTensor encode_tensor(const CodecSpec& spec, const TensorMeta& meta,
                             std::span<const std::byte> data, const EncodeOptions& options) {
-    const CodecDef& codec = by_name(spec.name);
-    if (data.size() != meta.byte_count()) {
-        fail(ErrorKind::bad_input, meta.name + ": " + std::to_string(data.size()) +
-                                       " bytes given, shape " + shape_to_string(meta.shape) +
-                                       " needs " + std::to_string(meta.byte_count()));
-    }
-    if (codec.floats_only && !is_float(meta.dtype)) {
-        fail(ErrorKind::usage, meta.name + ": codec '" + spec.name +
-                                   "' applies to float tensors only, not " +
-                                   std::string(dtype_name(meta.dtype)));
-    }
-    return {codec.id, spec.to_string(), codec.encode(spec, meta, data, options)};
+    const Codec codec = Codec::compile(spec, options);
+    return {codec.id(), codec.spec(), codec.encode(meta, data)};
 }
 
 void decode_tensor(std::uint16_t codec_id, const TensorMeta& meta,
@@ -68,10 +55,11 @@ std::vector<CodecInfo> list_codecs() {
     return out;
 }
 
+// Named by payload, not by spec: the four threshold selectors write one layout (id 4).
 std::string_view codec_name(std::uint16_t codec_id) {
-    for (const CodecDef* c : all_codecs())
-        if (c->id == codec_id) return c->name;
-    return {};
+    static constexpr std::array<std::string_view, 7> kPayloadNames{
+        "", "lossless", "cast", "rangeq", "sparse", "fft", "dct"};
+    return codec_id < kPayloadNames.size() ? kPayloadNames[codec_id] : std::string_view{};
 }
 
 }  // namespace gradcodec

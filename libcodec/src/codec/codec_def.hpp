@@ -1,6 +1,7 @@
 #pragma once
 // One row per codec: how to validate its spec, encode, decode and describe a payload.
 // Plain function pointers: a codec is a set of free functions, not a class.
+#include <any>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -26,13 +27,19 @@ struct CodecDef {
     std::uint16_t id;
     std::string_view summary;
     bool floats_only;
-    void (*validate)(const CodecSpec& spec);
-    std::vector<std::uint8_t> (*encode)(const CodecSpec& spec, const TensorMeta& meta,
+    // Parses and validates the spec's keys once into the codec's typed parameters; throws
+    // Error(usage) naming the valid keys or range. encode and payload_bound take its result.
+    std::any (*compile)(const CodecSpec& spec);
+    std::vector<std::uint8_t> (*encode)(const std::any& params, const TensorMeta& meta,
                                         std::span<const std::byte> data,
                                         const EncodeOptions& options);
     void (*decode)(const TensorMeta& meta, std::span<const std::uint8_t> payload,
                    std::span<std::byte> out);
     PayloadStats (*describe)(const TensorMeta& meta, std::span<const std::uint8_t> payload);
+    // The most bytes encode can write for this tensor, from the format's worst case (every
+    // section at its raw size, every value an exception where non-finite values are allowed).
+    std::uint64_t (*payload_bound)(const std::any& params, const TensorMeta& meta,
+                                   const EncodeOptions& options);
 };
 
 // Each codec's translation unit defines its row.

@@ -12,8 +12,8 @@ std::string_view trim(std::string_view s) {
 }
 
 [[noreturn]] void malformed(std::string_view text, const std::string& why) {
-    fail(ErrorKind::usage, "bad codec spec '" + std::string(text) + "': " + why +
-                               " (expected name[:key=value,...])");
+    fail(ErrorKind::usage,
+         "bad codec spec '" + std::string(text) + "': " + why + " (expected name[:key=value,...])");
 }
 
 }  // namespace

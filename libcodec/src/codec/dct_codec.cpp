@@ -16,7 +16,6 @@
 namespace gradcodec {
 namespace {
 
-
 // Coefficient k of chunk c is coefficient c·chunk + k of the tensor: the same index space
 // as the values, n entries.
 template <class Transform>
@@ -42,10 +41,13 @@ std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const Ten
     return write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT");
 }
 
-std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
+std::any compile(const CodecSpec& spec) {
+    return parse_frequency_params(spec, kDctDefaultChunk);
+}
+
+std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
                                  std::span<const std::byte> data, const EncodeOptions& options) {
-    require_float_tensor(spec, meta);
-    const FrequencyParams params = parse_frequency_params(spec, kDctDefaultChunk);
+    const auto& params = std::any_cast<const FrequencyParams&>(compiled);
     return encode_float32(meta, data, [&](std::span<const float> x) {
         return encode_floats(params, meta, x, options);
     });
@@ -76,8 +78,10 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
         [](const ChunkLayout&, std::span<const std::uint64_t> kept) { return kept.size(); });
 }
 
-void validate(const CodecSpec& spec) {
-    parse_frequency_params(spec, kDctDefaultChunk);
+std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+                            const EncodeOptions& options) {
+    const auto& params = std::any_cast<const FrequencyParams&>(compiled);
+    return frequency_payload_bound(params, meta.element_count(), meta.element_count(), options);
 }
 
 }  // namespace
@@ -87,9 +91,10 @@ const CodecDef kDctCodec{"dct",
                          "orthonormal DCT-II sparsification: density=D (0.15), chunk=C (64), "
                          "bits=N (10) | values=f32|f16|bf16, select=topk|sidco|dgc",
                          true,
-                         validate,
+                         compile,
                          encode,
                          decode,
-                         describe};
+                         describe,
+                         payload_bound};
 
 }  // namespace gradcodec

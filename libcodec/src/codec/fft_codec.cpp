@@ -21,7 +21,6 @@
 namespace gradcodec {
 namespace {
 
-
 // Where each bin of a chunked spectrum lives. Bins are numbered densely across chunks
 // (bin g is bin g mod bins of chunk g div bins) for positions; in memory each full chunk
 // starts at an even stride so every chunk stays 16-byte aligned for FFTW.
@@ -165,10 +164,13 @@ std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const Ten
     return write_frequency_payload(params, meta, x, kept, s.bin_count(), values, options, "FFT");
 }
 
-std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
+std::any compile(const CodecSpec& spec) {
+    return parse_frequency_params(spec, kFftDefaultChunk);
+}
+
+std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
                                  std::span<const std::byte> data, const EncodeOptions& options) {
-    require_float_tensor(spec, meta);
-    const FrequencyParams params = parse_frequency_params(spec, kFftDefaultChunk);
+    const auto& params = std::any_cast<const FrequencyParams&>(compiled);
     return encode_float32(meta, data, [&](std::span<const float> x) {
         return encode_floats(params, meta, x, options);
     });
@@ -236,8 +238,13 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
         });
 }
 
-void validate(const CodecSpec& spec) {
-    parse_frequency_params(spec, kFftDefaultChunk);
+// An r2c spectrum of a chunk of length L has floor(L/2)+1 bins carrying at most L+2 scalars.
+std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+                            const EncodeOptions& options) {
+    const auto& params = std::any_cast<const FrequencyParams&>(compiled);
+    const ChunkLayout c(meta.element_count(), params.chunk);
+    const std::uint64_t chunks = c.full + (c.tail != 0 ? 1 : 0);
+    return frequency_payload_bound(params, c.n + chunks, c.n + 2 * chunks, options);
 }
 
 }  // namespace
@@ -247,9 +254,10 @@ const CodecDef kFftCodec{"fft",
                          "SuperNeurons FFT sparsification: density=D (0.15), chunk=C (256), "
                          "bits=N (10) | values=f32|f16|bf16, select=topk|sidco|dgc",
                          true,
-                         validate,
+                         compile,
                          encode,
                          decode,
-                         describe};
+                         describe,
+                         payload_bound};
 
 }  // namespace gradcodec

@@ -9,14 +9,6 @@
 
 namespace gradcodec {
 
-void require_float_tensor(const CodecSpec& spec, const TensorMeta& meta) {
-    if (!is_float(meta.dtype)) {
-        fail(ErrorKind::usage, meta.name + ": codec '" + spec.name +
-                                   "' applies to float tensors only, not " +
-                                   std::string(dtype_name(meta.dtype)));
-    }
-}
-
 void require_finite(const TensorMeta& meta, std::span<const float> values) {
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (!std::isfinite(values[i])) {

@@ -10,8 +10,6 @@
 
 namespace gradcodec {
 
-void require_float_tensor(const CodecSpec& spec, const TensorMeta& meta);
-
 // Throws Error(bad_input) naming the tensor and the first non-finite index.
 void require_finite(const TensorMeta& meta, std::span<const float> values);
 

@@ -70,6 +70,12 @@ std::vector<std::uint8_t> write_frequency_payload(
     return out;
 }
 
+std::uint64_t frequency_payload_bound(const FrequencyParams& params, std::uint64_t coefficients,
+                                      std::uint64_t scalars, const EncodeOptions& options) {
+    return kFrequencyHeaderBytes + position_section_bound(coefficients) +
+           value_section_bound(params.values, scalars, options.allow_nonfinite);
+}
+
 PayloadStats describe_frequency_payload(
     const TensorMeta& meta, std::span<const std::uint8_t> payload, const char* what,
     const std::function<std::uint64_t(const ChunkLayout&)>& coefficients,

@@ -69,6 +69,10 @@ std::vector<std::uint8_t> write_frequency_payload(
     std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
     std::span<const float> values, const EncodeOptions& options, const char* transform);
 
+// Header, positions among `coefficients`, and a value section of at most `scalars` values.
+std::uint64_t frequency_payload_bound(const FrequencyParams& params, std::uint64_t coefficients,
+                                      std::uint64_t scalars, const EncodeOptions& options);
+
 PayloadStats describe_frequency_payload(
     const TensorMeta& meta, std::span<const std::uint8_t> payload, const char* what,
     const std::function<std::uint64_t(const ChunkLayout&)>& coefficients,

@@ -62,16 +62,16 @@ CCtx make_cctx(int level) {
     return cctx;
 }
 
-std::size_t compress(ZSTD_CCtx* cctx, std::uint8_t* dst, std::size_t capacity, const std::uint8_t* src,
-                     std::size_t n) {
+std::size_t compress(ZSTD_CCtx* cctx, std::uint8_t* dst, std::size_t capacity,
+                     const std::uint8_t* src, std::size_t n) {
     const std::size_t rc = ZSTD_compress2(cctx, dst, capacity, src, n);
     if (ZSTD_isError(rc)) fail(ErrorKind::io, std::string("zstd: ") + ZSTD_getErrorName(rc));
     return rc;
 }
 
 // Compresses a few slices of plane k, gathered straight from the elements.
-bool plane_worth_compressing(ZSTD_CCtx* cctx, std::span<const std::uint8_t> elements, std::size_t es,
-                             std::size_t k) {
+bool plane_worth_compressing(ZSTD_CCtx* cctx, std::span<const std::uint8_t> elements,
+                             std::size_t es, std::size_t k) {
     const std::size_t n = elements.size() / es;
     std::vector<std::uint8_t> sample;
     const std::size_t slice = std::min(kSampleSliceBytes, n / kSampleSlices);
@@ -98,7 +98,8 @@ std::vector<PlaneMode> choose_plane_modes(ZSTD_CCtx* cctx, std::span<const std::
 
 // Payload: mode, plane count, plane modes, the stored planes, then each zstd plane as
 // (u64 length, frame). Stored planes come first so the split can write them in place.
-std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, std::size_t es, int level) {
+std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, std::size_t es,
+                                        int level) {
     const std::size_t n = elements.size() / es;
     CCtx cctx = make_cctx(level);
     std::vector<PlaneMode> modes = choose_plane_modes(cctx.get(), elements, es);
@@ -113,24 +114,32 @@ std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, 
     std::vector<std::uint8_t> scratch((es - stored) * n);
     std::vector<std::uint8_t*> planes(es);
     for (std::size_t k = 0, s = 0, z = 0; k < es; ++k) {
-        planes[k] = modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.data() + n * z++;
+        planes[k] =
+            modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.data() + n * z++;
     }
     split_planes(elements.data(), n, es, planes.data());
     for (std::size_t k = 0; k < es; ++k) {
         if (modes[k] != kPlaneZstd) continue;
         const std::size_t at = out.size();
         out.resize(at + 8 + ZSTD_compressBound(n));
-        const std::size_t size = compress(cctx.get(), out.data() + at + 8, out.size() - at - 8, planes[k], n);
-        for (int b = 0; b < 8; ++b) out[at + b] = static_cast<std::uint8_t>(std::uint64_t{size} >> (8 * b));
+        const std::size_t size =
+            compress(cctx.get(), out.data() + at + 8, out.size() - at - 8, planes[k], n);
+        for (int b = 0; b < 8; ++b)
+            out[at + b] = static_cast<std::uint8_t>(std::uint64_t{size} >> (8 * b));
         out.resize(at + 8 + size);
     }
     return out;
 }
 
-std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta, std::span<const std::byte> data,
-                                 const EncodeOptions&) {
-    const LosslessParams params = parse_params(spec);
-    const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+std::any compile(const CodecSpec& spec) {
+    return parse_params(spec);
+}
+
+std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
+                                 std::span<const std::byte> data, const EncodeOptions&) {
+    const auto& params = std::any_cast<const LosslessParams&>(compiled);
+    const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(data.data()),
+                                              data.size());
     std::vector<std::uint8_t> out;
     if (!bytes.empty()) out = encode_planes(bytes, dtype_size(meta.dtype), params.level);
     if (bytes.empty() || out.size() >= bytes.size() + 1) {
@@ -142,12 +151,16 @@ std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta, 
 
 void decode_planes(ByteReader& r, std::span<std::byte> out, std::size_t es) {
     const std::uint8_t count = r.u8();
-    if (count != es) r.damaged("declares " + std::to_string(count) + " byte planes, the dtype has " + std::to_string(es));
+    if (count != es)
+        r.damaged("declares " + std::to_string(count) + " byte planes, the dtype has " +
+                  std::to_string(es));
     const std::size_t n = out.size() / es;
     const auto modes = r.bytes(es);
     auto* elements = reinterpret_cast<std::uint8_t*>(out.data());
     for (std::size_t k = 0; k < es; ++k) {
-        if (modes[k] > kPlaneZstd) r.damaged("plane " + std::to_string(k) + " has unknown mode " + std::to_string(modes[k]));
+        if (modes[k] > kPlaneZstd)
+            r.damaged("plane " + std::to_string(k) + " has unknown mode " +
+                      std::to_string(modes[k]));
         if (modes[k] == kPlaneStored) merge_plane(r.bytes(n).data(), n, es, k, elements);
     }
     std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx;
@@ -158,23 +171,27 @@ void decode_planes(ByteReader& r, std::span<std::byte> out, std::size_t es) {
         const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
         if (declared != n) {
             r.damaged("plane " + std::to_string(k) + " zstd frame declares " +
-                      (declared >= ZSTD_CONTENTSIZE_ERROR ? std::string("no valid size") : std::to_string(declared)) +
+                      (declared >= ZSTD_CONTENTSIZE_ERROR ? std::string("no valid size")
+                                                          : std::to_string(declared)) +
                       " bytes, the tensor needs " + std::to_string(n));
         }
         if (!dctx) {
             dctx.reset(ZSTD_createDCtx());
             plane.resize(n);
         }
-        const std::size_t rc = ZSTD_decompressDCtx(dctx.get(), plane.data(), n, frame.data(), frame.size());
+        const std::size_t rc =
+            ZSTD_decompressDCtx(dctx.get(), plane.data(), n, frame.data(), frame.size());
         if (ZSTD_isError(rc) || rc != n) {
-            r.damaged("plane " + std::to_string(k) + ": " + (ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "short frame"));
+            r.damaged("plane " + std::to_string(k) + ": " +
+                      (ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "short frame"));
         }
         merge_plane(plane.data(), n, es, k, elements);
     }
     r.expect_end();
 }
 
-void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload, std::span<std::byte> out) {
+void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+            std::span<std::byte> out) {
     ByteReader r(payload, meta.name + ": lossless payload");
     const std::uint8_t mode = r.u8();
     switch (mode) {
@@ -184,19 +201,34 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload, std::
             if (!raw.empty()) std::memcpy(out.data(), raw.data(), raw.size());
             return;
         }
-        case kBytePlanes: decode_planes(r, out, dtype_size(meta.dtype)); return;
-        default: r.damaged("unknown lossless mode " + std::to_string(mode));
+        case kBytePlanes:
+            decode_planes(r, out, dtype_size(meta.dtype));
+            return;
+        default:
+            r.damaged("unknown lossless mode " + std::to_string(mode));
     }
 }
 
-PayloadStats describe(const TensorMeta&, std::span<const std::uint8_t>) { return {}; }
+PayloadStats describe(const TensorMeta&, std::span<const std::uint8_t>) {
+    return {};
+}
 
-void validate(const CodecSpec& spec) { parse_params(spec); }
+// Byte planes are kept only when smaller than the raw elements, which cost one mode byte.
+std::uint64_t payload_bound(const std::any&, const TensorMeta& meta, const EncodeOptions&) {
+    return 1 + meta.byte_count();
+}
 
 }  // namespace
 
-const CodecDef kLosslessCodec{"lossless", kCodecLossless,
-                              "exact bytes; byte planes + zstd where smaller (level=-100..19, default -60)",
-                              false, validate, encode, decode, describe};
+const CodecDef kLosslessCodec{
+    "lossless",
+    kCodecLossless,
+    "exact bytes; byte planes + zstd where smaller (level=-100..19, default -60)",
+    false,
+    compile,
+    encode,
+    decode,
+    describe,
+    payload_bound};
 
 }  // namespace gradcodec

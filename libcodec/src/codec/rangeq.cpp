@@ -32,10 +32,13 @@ float dtype_limit(DType dtype) {
     }
 }
 
-std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
+std::any compile(const CodecSpec& spec) {
+    return parse_params(spec);
+}
+
+std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
                                  std::span<const std::byte> data, const EncodeOptions& options) {
-    require_float_tensor(spec, meta);
-    const RangeParams params = parse_params(spec);
+    const auto& params = std::any_cast<const RangeParams&>(compiled);
     return encode_float32(meta, data, [&](std::span<const float> values) {
         std::vector<std::uint8_t> out;
         write_range_section(params, values, meta, options, out, dtype_limit(meta.dtype));
@@ -62,8 +65,10 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return s;
 }
 
-void validate(const CodecSpec& spec) {
-    parse_params(spec);
+std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+                            const EncodeOptions& options) {
+    const auto& params = std::any_cast<const RangeParams&>(compiled);
+    return range_section_bound(params.bits, meta.element_count(), options.allow_nonfinite);
 }
 
 }  // namespace
@@ -74,9 +79,10 @@ const CodecDef kRangeqCodec{
     "N-bit range-based floats: bits=2..16 (8), mantissa=0..23 (chosen per tensor), "
     "eps=E (ladder from max|x| by default), round=nearest|truncate",
     true,
-    validate,
+    compile,
     encode,
     decode,
-    describe};
+    describe,
+    payload_bound};
 
 }  // namespace gradcodec

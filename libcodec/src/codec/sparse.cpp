@@ -213,16 +213,25 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return s;
 }
 
-std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
+std::any compile(const CodecSpec& spec) {
+    return parse_sparse_params(spec);
+}
+
+std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
                                  std::span<const std::byte> data, const EncodeOptions& options) {
-    require_float_tensor(spec, meta);
-    const SparseParams p = parse_sparse_params(spec);
+    const auto& p = std::any_cast<const SparseParams&>(compiled);
     return encode_float32(
         meta, data, [&](std::span<const float> x) { return encode_sparse(p, meta, x, options); });
 }
 
-void validate(const CodecSpec& spec) {
-    parse_sparse_params(spec);
+// Header (selector, dist, stages, flags, f64 target, f32 threshold, u64 count), then two
+// u64-prefixed sections, each zstd-compressed only when that is smaller.
+std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+                            const EncodeOptions& options) {
+    const auto& p = std::any_cast<const SparseParams&>(compiled);
+    const std::uint64_t n = meta.element_count();
+    return 24 + 8 + position_section_bound(n) + 8 +
+           value_section_bound(p.values, n, options.allow_nonfinite);
 }
 
 }  // namespace
@@ -233,24 +242,27 @@ const CodecDef kTopkCodec{
     kCodecSparse,
     "exact top-k by magnitude (density=D | count=K, values=f16|f32|bf16|rangeq)",
     true,
-    validate,
+    compile,
     encode,
     decode,
-    describe};
-const CodecDef kThresholdCodec{
-    "threshold", kCodecSparse, "keep |x| > value=T", true, validate, encode, decode, describe};
+    describe,
+    payload_bound};
+const CodecDef kThresholdCodec{"threshold", kCodecSparse, "keep |x| > value=T",
+                               true,        compile,      encode,
+                               decode,      describe,     payload_bound};
 const CodecDef kDgcCodec{
     "dgc",  kCodecSparse, "DGC sampled threshold (density=D, sample=0.01, seed=0)",
-    true,   validate,     encode,
-    decode, describe};
+    true,   compile,      encode,
+    decode, describe,     payload_bound};
 const CodecDef kSidcoCodec{
     "sidco",
     kCodecSparse,
     "SIDCo fitted threshold (dist=exp|gpareto|gamma, density=D, stages=auto|1..16)",
     true,
-    validate,
+    compile,
     encode,
     decode,
-    describe};
+    describe,
+    payload_bound};
 
 }  // namespace gradcodec

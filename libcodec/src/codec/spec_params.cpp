@@ -23,7 +23,9 @@ std::optional<std::string_view> SpecParams::lookup(std::string_view key) {
     return spec_.get(key);
 }
 
-bool SpecParams::has(std::string_view key) { return lookup(key).has_value(); }
+bool SpecParams::has(std::string_view key) {
+    return lookup(key).has_value();
+}
 
 void SpecParams::invalid(std::string_view key, const std::string& expected) const {
     const auto value = spec_.get(key);
@@ -38,8 +40,7 @@ std::optional<std::int64_t> SpecParams::optional_integer(std::string_view key, s
     if (!text) return std::nullopt;
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-    const std::string expected =
-        "an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
+    const std::string expected = "an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
     if (ec != std::errc() || end != text->data() + text->size() || v < lo || v > hi) {
         invalid(key, expected);
     }

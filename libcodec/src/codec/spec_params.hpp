@@ -13,7 +13,7 @@
 namespace gradcodec {
 
 class SpecParams {
-public:
+  public:
     explicit SpecParams(const CodecSpec& spec) : spec_(spec) {}
 
     bool has(std::string_view key);
@@ -29,7 +29,7 @@ public:
     void finish() const;
     [[noreturn]] void invalid(std::string_view key, const std::string& expected) const;
 
-private:
+  private:
     std::optional<std::string_view> lookup(std::string_view key);
     const CodecSpec& spec_;
     std::vector<std::string> known_;

@@ -1,15 +1,15 @@
 #include "gradcodec/version.hpp"
 
-#include "transform/backends.hpp"
+#include "gradcodec/version.h"
 
 namespace gradcodec {
 
-const char* library_version() { return GRADCODEC_VERSION; }
+const char* library_version() {
+    return GRADCODEC_VERSION_STRING;
+}
 
 std::string format_version_string() {
     return std::to_string(kFormatMajor) + "." + std::to_string(kFormatMinor);
 }
-
-std::vector<std::string> fft_backends() { return compiled_fft_backends(); }
 
 }  // namespace gradcodec

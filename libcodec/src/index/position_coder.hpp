@@ -59,6 +59,12 @@ struct PositionSectionInfo {
 // Reads (and checks) the header, skips the data: for `inspect`.
 PositionSectionInfo describe_positions(ByteReader& in, std::uint64_t n);
 
+// The most bytes encode_positions can write for any subset of n positions: the encoder picks
+// the smallest coder, so a bitmap's size bounds every choice.
+inline std::uint64_t position_section_bound(std::uint64_t n) {
+    return kPositionHeaderBytes + (n + 7) / 8;
+}
+
 // log2 C(n, k): the information bound for a k-subset of n positions.
 double log2_binomial(std::uint64_t n, std::uint64_t k);
 

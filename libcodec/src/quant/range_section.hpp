@@ -47,6 +47,10 @@ void write_range_section(const RangeParams& params, std::span<const float> value
                          std::vector<std::uint8_t>& out,
                          float value_limit = std::numeric_limits<float>::max());
 
+// The most bytes write_range_section appends for `count` values of `bits` bits: every value
+// an exception when non-finite values are allowed.
+std::uint64_t range_section_bound(int bits, std::uint64_t count, bool allow_nonfinite);
+
 // Reads one section of out.size() values; Error(damaged_stream) on any inconsistency.
 void read_range_section(ByteReader& in, std::span<float> out);
 

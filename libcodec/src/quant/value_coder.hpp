@@ -45,4 +45,9 @@ void decode_values(ByteReader& in, std::span<float> out);
 // the section, checking its sizes (Error(damaged_stream)) but not decoding it.
 std::uint64_t value_section_bits(ByteReader& in, std::uint64_t count);
 
+// The most bytes encode_values can append for `count` values: every value an exception when
+// non-finite values are allowed (rangeq), the format byte included.
+std::uint64_t value_section_bound(const ValueCoderParams& params, std::uint64_t count,
+                                  bool allow_nonfinite);
+
 }  // namespace gradcodec

@@ -1,4 +1,4 @@
-#include "transform/backends.hpp"
+#include "gradcodec/version.hpp"
 
 #include <fftw3.h>
 
@@ -6,7 +6,7 @@
 
 namespace gradcodec {
 
-std::vector<std::string> compiled_fft_backends() {
+std::vector<std::string> fft_backends() {
     std::vector<std::string> names{std::string(fftw_backend().name) + " " + fftwf_version};
     return names;
 }

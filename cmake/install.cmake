@@ -1,0 +1,37 @@
+# What `cmake --install` puts under the prefix:
+#   bin/gradcodec                                   (with GRADCODEC_BUILD_CLI)
+#   lib/libgradcodec.so.*, lib/libgradcodec.a
+#   include/gradcodec.h, include/gradcodec/*.hpp, include/gradcodec/version.h
+#   lib/cmake/gradcodec/gradcodecConfig.cmake (+ version file and targets)
+#   lib/pkgconfig/gradcodec.pc
+include(CMakePackageConfigHelpers)
+set(GRADCODEC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gradcodec)
+
+install(TARGETS gradcodec_shared EXPORT gradcodecTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS gradcodec EXPORT gradcodecStaticTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET gradcodec_cli)
+  install(TARGETS gradcodec_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/libcodec/include/gradcodec
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(FILES ${PROJECT_BINARY_DIR}/libcodec/include/gradcodec/version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gradcodec)
+install(FILES ${PROJECT_SOURCE_DIR}/capi/include/gradcodec.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(EXPORT gradcodecTargets NAMESPACE gradcodec:: DESTINATION ${GRADCODEC_CMAKE_DIR})
+install(EXPORT gradcodecStaticTargets NAMESPACE gradcodec:: DESTINATION ${GRADCODEC_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gradcodecConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/gradcodecConfig.cmake INSTALL_DESTINATION ${GRADCODEC_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/gradcodecConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/gradcodecConfig.cmake
+              ${PROJECT_BINARY_DIR}/gradcodecConfigVersion.cmake
+  DESTINATION ${GRADCODEC_CMAKE_DIR})
+
+configure_file(${PROJECT_SOURCE_DIR}/cmake/gradcodec.pc.in ${PROJECT_BINARY_DIR}/gradcodec.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/gradcodec.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

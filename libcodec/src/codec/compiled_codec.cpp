@@ -1,0 +1,103 @@
+// Codec: a spec resolved and parsed once. Encoding goes through the codec's row in the
+// registry with the typed parameters compile() produced; the free functions encode_tensor and
+// validate_codec_spec are this with a throwaway Codec.
+#include <any>
+#include <cstring>
+#include <string>
+
+#include "codec/codec_def.hpp"
+#include "codec/residual.hpp"
+#include "gradcodec/codec.hpp"
+#include "gradcodec/error.hpp"
+
+namespace gradcodec {
+
+struct CompiledParams {
+    std::string spec;
+    EncodeOptions options;
+    std::any params;
+};
+
+namespace {
+
+const CodecDef& by_name(std::string_view name) {
+    for (const CodecDef* c : all_codecs())
+        if (c->name == name) return *c;
+    std::string list;
+    for (const CodecDef* c : all_codecs())
+        list += (list.empty() ? "" : ", ") + std::string(c->name);
+    fail(ErrorKind::usage, "unknown codec '" + std::string(name) + "'; valid codecs: " + list);
+}
+
+void check_values(const CodecDef& codec, const TensorMeta& meta,
+                  std::span<const std::byte> values) {
+    if (values.size() != meta.byte_count()) {
+        fail(ErrorKind::bad_input, meta.name + ": " + std::to_string(values.size()) +
+                                       " bytes given, shape " + shape_to_string(meta.shape) +
+                                       " needs " + std::to_string(meta.byte_count()));
+    }
+    if (codec.floats_only && !is_float(meta.dtype)) {
+        fail(ErrorKind::usage, meta.name + ": codec '" + std::string(codec.name) +
+                                   "' applies to float tensors only, not " +
+                                   std::string(dtype_name(meta.dtype)));
+    }
+}
+
+}  // namespace
+
+Codec Codec::compile(std::string_view spec, const EncodeOptions& options) {
+    return compile(parse_codec_spec(spec), options);
+}
+
+Codec Codec::compile(const CodecSpec& spec, const EncodeOptions& options) {
+    Codec c;
+    c.def_ = &by_name(spec.name);
+    c.params_ = std::make_shared<const CompiledParams>(
+        CompiledParams{spec.to_string(), options, c.def_->compile(spec)});
+    return c;
+}
+
+std::uint16_t Codec::id() const {
+    return def_->id;
+}
+std::string_view Codec::name() const {
+    return def_->name;
+}
+const std::string& Codec::spec() const {
+    return params_->spec;
+}
+const EncodeOptions& Codec::options() const {
+    return params_->options;
+}
+
+std::uint64_t Codec::max_encoded_size(const TensorMeta& meta) const {
+    meta.element_count();  // throws on an overflowing shape
+    return def_->payload_bound(params_->params, meta, params_->options);
+}
+
+std::vector<std::uint8_t> Codec::encode(const TensorMeta& meta,
+                                        std::span<const std::byte> values) const {
+    check_values(*def_, meta, values);
+    return def_->encode(params_->params, meta, values, params_->options);
+}
+
+std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,
+                               std::span<std::uint8_t> out) const {
+    const std::vector<std::uint8_t> payload = encode(meta, values);
+    if (payload.size() > out.size()) {
+        fail(ErrorKind::limit, meta.name + ": the payload takes " + std::to_string(payload.size()) +
+                                   " bytes, the buffer holds " + std::to_string(out.size()) +
+                                   " (max_encoded_size gives a size that always suffices)");
+    }
+    if (!payload.empty()) std::memcpy(out.data(), payload.data(), payload.size());
+    return payload.size();
+}
+
+std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,
+                               std::span<std::uint8_t> out, std::span<std::byte> residual) const {
+    const std::size_t size = encode_into(meta, values, out);
+    write_residual(id(), meta, values, out.first(size), residual);
+    return size;
+}
+
+}  // namespace gradcodec

@@ -1,0 +1,18 @@
+#pragma once
+// Error feedback: what a payload leaves out of the values it was encoded from.
+#include <cstdint>
+#include <span>
+
+#include "gradcodec/tensor.hpp"
+
+namespace gradcodec {
+
+// Writes values - decode(payload) into `residual` (meta.byte_count() bytes, meta.dtype),
+// decoding into `residual` itself and subtracting in place. f16 and bf16 subtract in binary32
+// and round to nearest even; f32 and f64 subtract in their own precision. Integer tensors
+// (lossless only) get zeros.
+void write_residual(std::uint16_t codec_id, const TensorMeta& meta,
+                    std::span<const std::byte> values, std::span<const std::uint8_t> payload,
+                    std::span<std::byte> residual);
+
+}  // namespace gradcodec
