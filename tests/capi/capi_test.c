@@ -1,0 +1,142 @@
+/* The C API used from C11, as a binding would: round trips, the residual, errors that never
+ * crash, and the bad frames of samples/frames/bad. usage: capi_test SAMPLES_FRAMES_DIR */
+#include <gradcodec.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        if (!(cond)) {                                                                  \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: %s\n", __FILE__, __LINE__, #cond, \
+                    gc_last_error());                                                   \
+            ++failures;                                                                 \
+        }                                                                               \
+    } while (0)
+
+static float gradient(size_t i) {
+    return (float)(sin((double)i * 0.37) * 1e-3 * (double)(i % 17));
+}
+
+static void round_trip(const char* spec, int exact) {
+    enum { N = 5000 };
+    static float x[N], back[N];
+    for (size_t i = 0; i < N; ++i) x[i] = gradient(i);
+    gc_codec* codec = NULL;
+    CHECK(gc_codec_open(spec, &codec) == GC_OK);
+    if (!codec) return;
+    const size_t bound = gc_frame_bound(codec, GC_F32, N);
+    unsigned char* frame = malloc(bound);
+    size_t written = 0;
+    CHECK(gc_encode_frame(codec, GC_F32, x, N, frame, bound, &written) == GC_OK);
+    CHECK(written > 28 && written <= bound);
+    gc_dtype dtype = GC_F64;
+    size_t n = 0;
+    CHECK(gc_frame_info(frame, written, &dtype, &n) == GC_OK);
+    CHECK(dtype == GC_F32 && n == N);
+    CHECK(gc_decode_frame(frame, written, back, sizeof back) == GC_OK);
+    if (exact) CHECK(memcmp(x, back, sizeof x) == 0);
+    /* Too small a destination is reported, not overrun. */
+    size_t small = 0;
+    CHECK(gc_encode_frame(codec, GC_F32, x, N, frame, 10, &small) == GC_ERROR_DST_TOO_SMALL);
+    free(frame);
+    gc_codec_close(codec);
+}
+
+static void residual_is_what_was_left_out(void) {
+    enum { N = 4000 };
+    static float x[N], residual[N], back[N];
+    for (size_t i = 0; i < N; ++i) x[i] = gradient(i);
+    gc_codec* codec = NULL;
+    CHECK(gc_codec_open("topk:density=0.02,values=f32", &codec) == GC_OK);
+    const size_t bound = gc_frame_bound(codec, GC_F32, N);
+    unsigned char* frame = malloc(bound);
+    size_t written = 0;
+    CHECK(gc_encode_frame_residual(codec, GC_F32, x, N, frame, bound, &written, residual) == GC_OK);
+    CHECK(gc_decode_frame(frame, written, back, sizeof back) == GC_OK);
+    size_t kept = 0;
+    for (size_t i = 0; i < N; ++i) {
+        kept += back[i] != 0.0f;
+        CHECK(back[i] + residual[i] == x[i]);
+    }
+    CHECK(kept == 80);
+    /* In place: the residual overwrites the input. */
+    CHECK(gc_encode_frame_residual(codec, GC_F32, x, N, frame, bound, &written, x) == GC_OK);
+    CHECK(memcmp(x, residual, sizeof x) == 0);
+    free(frame);
+    gc_codec_close(codec);
+}
+
+static void errors_are_statuses(void) {
+    gc_codec* codec = (gc_codec*)1;
+    CHECK(gc_codec_open("topk:densty=0.1", &codec) == GC_ERROR_USAGE);
+    CHECK(codec == NULL);
+    CHECK(strstr(gc_last_error(), "density") != NULL);
+    CHECK(gc_codec_open(NULL, &codec) == GC_ERROR_USAGE);
+    CHECK(gc_decode_frame("garbage!", 8, NULL, 0) == GC_ERROR_DAMAGED);
+    CHECK(strcmp(gc_status_string(GC_ERROR_DAMAGED), "damaged or unsupported frame") == 0);
+    gc_codec_close(NULL);
+
+    float nan_values[3] = {1.0f, NAN, 2.0f};
+    unsigned char frame[256];
+    size_t written = 0;
+    CHECK(gc_codec_open("rangeq:bits=8", &codec) == GC_OK);
+    CHECK(gc_encode_frame(codec, GC_F32, nan_values, 3, frame, sizeof frame, &written) ==
+          GC_ERROR_BAD_INPUT);
+    gc_codec_close(codec);
+    gc_options options = {0};
+    options.allow_nonfinite = 1;
+    CHECK(gc_codec_open_with("rangeq:bits=8", &options, &codec) == GC_OK);
+    CHECK(gc_encode_frame(codec, GC_F32, nan_values, 3, frame, sizeof frame, &written) == GC_OK);
+    float back[3];
+    CHECK(gc_decode_frame(frame, written, back, sizeof back) == GC_OK);
+    CHECK(isnan(back[1]));
+    /* Decoding into a buffer of the wrong size is refused. */
+    CHECK(gc_decode_frame(frame, written, back, 8) == GC_ERROR_USAGE);
+    gc_codec_close(codec);
+}
+
+static void bad_frames_are_refused(const char* dir) {
+    static const char* names[] = {
+        "truncated",     "bad-magic",      "checksum",      "major-2",       "required-flag",
+        "reserved-byte", "shape-mismatch", "unknown-codec", "unknown-dtype", "payload-damaged"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/bad/%s.gcf", dir, names[i]);
+        FILE* f = fopen(path, "rb");
+        CHECK(f != NULL);
+        if (!f) continue;
+        unsigned char bytes[65536];
+        const size_t size = fread(bytes, 1, sizeof bytes, f);
+        fclose(f);
+        float out[3]; /* every bad frame comes from a good frame of 3 f32 values */
+        const gc_status status = gc_decode_frame(bytes, size, out, sizeof out);
+        if (status != GC_ERROR_DAMAGED) fprintf(stderr, "%s: status %d\n", names[i], status);
+        CHECK(status == GC_ERROR_DAMAGED);
+        CHECK(strlen(gc_last_error()) > 0);
+    }
+}
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: capi_test SAMPLES_FRAMES_DIR\n");
+        return 2;
+    }
+    CHECK(gc_version_number() == GRADCODEC_VERSION_NUMBER);
+    CHECK(gc_codec_count() >= 9);
+    CHECK(strcmp(gc_codec_name(0), "lossless") == 0);
+    CHECK(gc_codec_name(gc_codec_count()) == NULL);
+    round_trip("lossless", 1);
+    round_trip("cast:to=bf16", 0);
+    round_trip("rangeq:bits=8", 0);
+    round_trip("topk:density=0.01", 0);
+    round_trip("fft:density=0.1", 0);
+    residual_is_what_was_left_out();
+    errors_are_statuses();
+    bad_frames_are_refused(argv[1]);
+    if (failures) fprintf(stderr, "%d checks failed\n", failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the build tree into a scratch prefix, then builds and runs two consumers that see
+# only that prefix: a CMake project (find_package, shared and static) and a C11 program
+# compiled with gcc through pkg-config. usage: run.sh BUILD_DIR WORK_DIR
+set -euo pipefail
+build="$1" work="$2"
+here="$(cd "$(dirname "$0")" && pwd)"
+rm -rf "$work"
+mkdir -p "$work"
+prefix="$work/prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+test -f "$prefix/include/gradcodec.h"
+test -f "$prefix/include/gradcodec/version.h"
+test -f "$prefix/lib/cmake/gradcodec/gradcodecConfig.cmake"
+test -f "$prefix/lib/pkgconfig/gradcodec.pc"
+ls "$prefix"/lib/libgradcodec.so.* >/dev/null
+# Only the API is exported: no internal symbol of the library's stages.
+if nm -D --defined-only "$prefix"/lib/libgradcodec.so | grep -q 'write_sparse_payload\|ByteWriter'; then
+    echo "libgradcodec.so exports internal symbols" >&2
+    exit 1
+fi
+
+cmake -S "$here" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/cmake" >/dev/null
+LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer"
+"$work/cmake/consumer_static"
+# The shared consumer must load gradcodec from the prefix, not from the build tree.
+LD_LIBRARY_PATH="$prefix/lib" ldd "$work/cmake/consumer" | grep -q "$prefix/lib/libgradcodec.so"
+
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror -pedantic "$here/consumer.c" -o "$work/consumer_c" \
+    $(pkg-config --cflags --libs gradcodec)
+LD_LIBRARY_PATH="$prefix/lib" "$work/consumer_c"
+# Nothing in the consumers reaches into the source tree.
+if grep -n 'libcodec/src' "$here"/consumer.*; then exit 1; fi
+echo "consumer: ok"
