@@ -99,8 +99,6 @@ class Codec {
     std::size_t encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                             std::span<std::uint8_t> out, std::span<std::byte> residual) const;
 
-    const CodecDef& definition() const { return *def_; }
-
   private:
     Codec() = default;
     const CodecDef* def_ = nullptr;
