@@ -2,7 +2,7 @@
 // SIDCo's distribution fits of a tensor's magnitudes, as `gradcodec fit` reports them: the
 // fitted parameters, the Kolmogorov-Smirnov distance of each fit on |x|, the threshold each
 // fit gives for a target density and the density that threshold achieves, beside the exact
-// top-k threshold (ALGORITHMS.md §3).
+// top-k threshold (docs/algorithms.md §6 and §4).
 #include <cstdint>
 #include <optional>
 #include <span>

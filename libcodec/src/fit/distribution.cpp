@@ -61,7 +61,7 @@ DistFit fit_gamma(const LogStats& s, std::uint64_t total) {
         f.scale = mean;
         return f;
     }
-    // Closed-form approximation of the MLE (Minka), ALGORITHMS.md §3.
+    // Closed-form approximation of the MLE (Minka), docs/algorithms.md §6.2.
     f.shape = (3.0 - sv + std::sqrt((sv - 3.0) * (sv - 3.0) + 24.0 * sv)) / (12.0 * sv);
     f.scale = mean / f.shape;
     return f;

@@ -1,6 +1,6 @@
 #pragma once
 // Fitted models of magnitudes and their tail quantiles: the estimators of SIDCo
-// (ALGORITHMS.md §3). Degenerate samples (empty, all zero, constant) give point masses, whose
+// (docs/algorithms.md §6). Degenerate samples (empty, all zero, constant) give point masses, whose
 // quantile is the point itself, so a strict |x| > eta keeps none of the equal values.
 #include <cstdint>
 

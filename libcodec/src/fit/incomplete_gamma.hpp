@@ -1,6 +1,6 @@
 #pragma once
 // The regularised incomplete gamma functions and the exact inverse that SIDCo's gamma
-// threshold needs (ALGORITHMS.md §3: eta = beta * P^-1(alpha, 1 - delta)).
+// threshold needs (docs/algorithms.md §6.2: eta = beta * P^-1(alpha, 1 - delta)).
 namespace gradcodec {
 
 // P(a, x) = gamma(a, x) / Gamma(a) and Q = 1 - P, for a > 0, x >= 0; each computed directly

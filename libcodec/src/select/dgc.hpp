@@ -1,7 +1,7 @@
 #pragma once
 // Deep Gradient Compression's sampled threshold (Lin et al., ICLR'18): estimate the threshold
 // on a strided sample, adapt it, and fall back to an exact top-k among the candidates when
-// too many pass (ALGORITHMS.md §3).
+// too many pass (docs/algorithms.md §5).
 #include <cstdint>
 #include <span>
 #include <vector>

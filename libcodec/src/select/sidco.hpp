@@ -1,6 +1,6 @@
 #pragma once
 // SIDCo (Abdelmoniem et al., MLSys'21): the threshold read off a fitted sparsity-inducing
-// distribution, in one or several peaks-over-threshold stages (ALGORITHMS.md §3).
+// distribution, in one or several peaks-over-threshold stages (docs/algorithms.md §6).
 #include <cstdint>
 #include <span>
 
