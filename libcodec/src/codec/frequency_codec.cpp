@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <string_view>
 
+#include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/spec_params.hpp"
 #include "gradcodec/error.hpp"
@@ -50,6 +53,36 @@ std::uint64_t kept_scalar_target(double density, std::uint64_t n) {
     return topk_count(n, density);
 }
 
+namespace {
+
+// Decoding stores the reconstruction in the tensor's dtype and refuses a value that overflows
+// it, so the encoder makes sure none does. A chunk of length m rebuilds from its exact
+// spectrum to at most ||y||_2 <= sqrt(m)·max|x| (fft, by Parseval) or sqrt(2m)·max|x| (dct,
+// sum of s_k·|Z_k| by Cauchy-Schwarz); quantizing a value at most doubles it. Only when that
+// bound comes near the dtype's largest value is the payload decoded to check.
+void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
+                               std::uint32_t chunk, std::span<const std::uint8_t> payload,
+                               std::string_view transform) {
+    const float limit = dtype_value_limit(meta.dtype);
+    if (limit == std::numeric_limits<float>::max()) return;  // binary32 is the codec's own range
+    float largest = 0.0f;
+    for (const float v : x) largest = std::max(largest, std::fabs(v));
+    const double bound = 2.02 * std::sqrt(2.0 * chunk) * static_cast<double>(largest);
+    if (bound < static_cast<double>(limit)) return;
+    std::vector<std::byte> decoded(meta.byte_count());
+    try {
+        decode_tensor(transform == "FFT" ? kCodecFft : kCodecDct, meta, payload, decoded);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::damaged_stream) throw;
+        fail(ErrorKind::bad_input,
+             meta.name + ": the " + std::string(transform) + " reconstruction overflows " +
+                 std::string(dtype_name(meta.dtype)) + " (" + e.what() +
+                 "); values this close to the dtype's largest need a lossless or cast codec");
+    }
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> write_frequency_payload(
     const FrequencyParams& params, const TensorMeta& meta, std::span<const float> x,
     std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
@@ -67,6 +100,7 @@ std::vector<std::uint8_t> write_frequency_payload(
     write_frequency_header(w, {params.chunk, params.density});
     encode_positions(kept, coefficient_count, w);
     encode_values(params.values, values, meta, options, w);
+    check_reconstruction_fits(meta, x, params.chunk, out, transform);
     return out;
 }
 
