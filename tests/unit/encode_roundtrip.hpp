@@ -20,6 +20,43 @@ struct RoundTrip {
     std::vector<std::byte> decoded;
 };
 
+// Every codec, and the sparse and frequency codecs with every value coder, at settings that
+// reach their edges (two-level rangeq, density 1, chunks of odd and prime lengths).
+inline const std::vector<std::string>& every_codec_and_value_coder() {
+    static const std::vector<std::string> specs = {
+        "lossless",
+        "cast:to=f16",
+        "cast:to=bf16",
+        "rangeq:bits=2",
+        "rangeq:bits=8",
+        "rangeq:bits=16",
+        "rangeq:bits=4,round=truncate",
+        "rangeq:bits=8,mantissa=3,eps=0.125",
+        "topk:count=1,values=f32",
+        "topk:density=0.5,values=rangeq,bits=16",
+        "topk:density=0.9,values=rangeq,bits=2",
+        "topk:density=0.01",
+        "topk:density=1,values=bf16",
+        "topk:density=0.3,values=f16,zstd=off",
+        "threshold:value=0.5,values=rangeq",
+        "threshold:value=0,values=f32",
+        "threshold:value=1e300,values=bf16",
+        "dgc:density=0.1,values=rangeq,bits=12",
+        "dgc:density=0.01,seed=3,values=f32",
+        "sidco:dist=exp,density=0.1",
+        "sidco:dist=gpareto,density=0.01,values=rangeq",
+        "sidco:dist=gamma,density=0.05,stages=2,values=f32",
+        "fft",
+        "fft:density=1,chunk=7,values=f32",
+        "fft:density=0.2,values=f16,select=sidco",
+        "fft:density=0.3,chunk=16,values=bf16,select=dgc",
+        "dct",
+        "dct:density=1,chunk=5,values=rangeq,bits=16",
+        "dct:density=0.1,values=f16,select=dgc",
+    };
+    return specs;
+}
+
 inline RoundTrip encode_then_decode(const CodecSpec& spec, const TensorMeta& meta,
                                     std::span<const std::byte> data, const EncodeOptions& options) {
     RoundTrip r;
