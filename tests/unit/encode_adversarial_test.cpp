@@ -135,9 +135,13 @@ double dtype_max(DType dtype) {
 TEST_CASE("every codec either refuses an adversarial tensor clearly or writes one that decodes",
           "[adversarial]") {
     int encoded = 0, refused = 0;
-    for (const std::size_t n :
+    // 1500 values reach the sparse value-section limit (750 NaNs kept as rangeq exceptions);
+    // bf16 and f64 share f32's code paths past the conversion, so fewer values do for them.
+    for (const std::size_t size :
          {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{1500}}) {
         for (const DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64}) {
+            const bool wide = dtype == DType::f32 || dtype == DType::f16;
+            const std::size_t n = wide ? size : std::min<std::size_t>(size, 300);
             for (const Adversary& a : adversaries(n, dtype_max(dtype))) {
                 const std::vector<std::byte> data = stored_as(dtype, a.values);
                 const TensorMeta meta{"adversary/" + a.name, dtype, {n}};

@@ -212,3 +212,29 @@ TEST_CASE("cast writes NaN as the canonical quiet NaN of its sign, even to the s
     decode_tensor(e.codec_id, meta, e.payload, std::as_writable_bytes(std::span(back)));
     CHECK(back == std::vector<std::uint16_t>{0x7fc0, 0xffc0, 0x3f80, 0x7f80});
 }
+
+TEST_CASE("Rice parameter ties go to the smaller parameter", "[findings][index]") {
+    // One gap of 1: r = 0 and r = 1 both spend 2 bits. One gap of 2: r = 0, 1, 2 all spend 3.
+    CHECK(position_costs(std::vector<std::uint64_t>{1}, 10).rice_parameter == 0);
+    CHECK(position_costs(std::vector<std::uint64_t>{2}, 10).rice_parameter == 0);
+    // Gaps of 3: r = 1 and r = 2 both spend 3 bits per gap, r = 0 spends 4.
+    CHECK(position_costs(std::vector<std::uint64_t>{3, 7, 11}, 20).rice_parameter == 1);
+}
+
+TEST_CASE("top-k with count=K records the target min(K, n)/n", "[findings][sparse]") {
+    const std::vector<float> x{0.5f, -2.0f, 0.25f, 1.0f};
+    const TensorMeta meta{"count", DType::f32, {x.size()}};
+    const auto target = [&](const char* spec) {
+        const auto e = encode_tensor(parse_codec_spec(spec), meta, std::as_bytes(std::span(x)));
+        double t;
+        std::memcpy(&t, e.payload.data() + 4, 8);
+        return t;
+    };
+    CHECK(target("topk:count=3") == 0.75);
+    CHECK(target("topk:count=10") == 1.0);
+    const TensorMeta empty{"empty", DType::f32, {0}};
+    const auto e = encode_tensor(parse_codec_spec("topk:count=3"), empty, {});
+    double t;
+    std::memcpy(&t, e.payload.data() + 4, 8);
+    CHECK(t == 1.0);
+}
