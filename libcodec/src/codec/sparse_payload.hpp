@@ -33,10 +33,10 @@ struct SparseChoice {
 };
 
 // `indices` ascending, `values[i]` the value at indices[i], out of a tensor of n elements.
-// The payload decodes: a values=rangeq section that would pass sparse_value_limit (only when
-// over a sixth of the kept values are non-finite, each costing 12 bytes as an exception) is
-// written as f32 values instead, smaller and exact; values whose rounding would overflow the
-// tensor's dtype are refused as bad input.
+// The payload decodes: a values=rangeq section that would pass sparse_value_limit (only with
+// many non-finite kept values, each costing 12 bytes as an exception: more than count/6 + 340
+// of them at 16 bits) is written as f32 values instead, smaller and exact; values whose rounding
+// would overflow the tensor's dtype are refused as bad input.
 std::vector<std::uint8_t> write_sparse_payload(const SparseParams& p, const TensorMeta& meta,
                                                const SparseChoice& choice,
                                                std::span<const std::uint64_t> indices,
