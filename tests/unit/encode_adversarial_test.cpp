@@ -136,17 +136,18 @@ TEST_CASE("every codec either refuses an adversarial tensor clearly or writes on
           "[adversarial]") {
     int encoded = 0, refused = 0;
     // 1500 values reach the sparse value-section limit (750 NaNs kept as rangeq exceptions);
-    // bf16 and f64 share f32's code paths past the conversion, so fewer values do for them.
-    for (const std::size_t size :
-         {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{1500}}) {
+    // the other dtypes share f32's code paths past the conversion, so fewer values do for them.
+    for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{1500}}) {
         for (const DType dtype : {DType::f32, DType::f16, DType::bf16, DType::f64}) {
-            const bool wide = dtype == DType::f32 || dtype == DType::f16;
-            const std::size_t n = wide ? size : std::min<std::size_t>(size, 300);
+            const std::size_t n = dtype == DType::f32 ? size : std::min<std::size_t>(size, 300);
             for (const Adversary& a : adversaries(n, dtype_max(dtype))) {
+                if (n == 0 && a.name != "all-zero") continue;  // every empty tensor is alike
                 const std::vector<std::byte> data = stored_as(dtype, a.values);
                 const TensorMeta meta{"adversary/" + a.name, dtype, {n}};
+                const bool finite = all_finite(a.values);
                 for (const std::string& text : testing::every_codec_and_value_coder()) {
                     for (const bool nonfinite : {false, true}) {
+                        if (finite && nonfinite) continue;  // the option changes nothing then
                         const auto r = testing::encode_then_decode(parse_codec_spec(text), meta,
                                                                    data, EncodeOptions{nonfinite});
                         INFO(text << " on " << a.name << ", " << dtype_name(dtype) << ", n = " << n
@@ -155,7 +156,7 @@ TEST_CASE("every codec either refuses an adversarial tensor clearly or writes on
                         (r.encoded ? encoded : refused) += 1;
                         if (r.encoded && text == "lossless") CHECK(r.decoded == data);
                         // A finite tensor never decodes to an infinity or NaN.
-                        if (r.encoded && all_finite(a.values)) CHECK(all_finite(dtype, r.decoded));
+                        if (r.encoded && finite) CHECK(all_finite(dtype, r.decoded));
                     }
                 }
             }
