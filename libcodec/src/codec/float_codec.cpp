@@ -21,10 +21,30 @@ void require_finite(const TensorMeta& meta, std::span<const float> values) {
     }
 }
 
+namespace {
+
+// The lossy codecs compute in binary32: a finite f64 value beyond its range would turn into an
+// infinity, which is not what the caller asked to encode.
+void require_binary32_range(const TensorMeta& meta, std::span<const std::byte> data,
+                            std::span<const float> values) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (!std::isinf(values[i])) continue;
+        const double x = float_element(DType::f64, data, i);
+        if (std::isinf(x)) continue;
+        fail(ErrorKind::bad_input, meta.name + ": element " + std::to_string(i) + " = " +
+                                       std::to_string(x) +
+                                       " is outside the binary32 range that lossy codecs compute "
+                                       "in (|x| <= 3.4e38); use lossless");
+    }
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> encode_float32(
     const TensorMeta& meta, std::span<const std::byte> data,
     const std::function<std::vector<std::uint8_t>(std::span<const float>)>& encode) {
     const Float32Values values(meta.dtype, data);
+    if (meta.dtype == DType::f64) require_binary32_range(meta, data, values.values());
     return encode(values.values());
 }
 

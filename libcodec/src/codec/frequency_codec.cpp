@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <string>
+#include <string_view>
 
+#include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/spec_params.hpp"
 #include "gradcodec/error.hpp"
@@ -50,6 +54,45 @@ std::uint64_t kept_scalar_target(double density, std::uint64_t n) {
     return topk_count(n, density);
 }
 
+namespace {
+
+// Decoding stores the reconstruction in the tensor's dtype and refuses a value that overflows
+// it (binary32 itself overflows to infinity), so the encoder makes sure none does. A chunk of
+// length m rebuilds from its exact spectrum to at most ||y||_2 <= sqrt(m)·max|x| (fft, by
+// Parseval) or sqrt(2m)·max|x| (dct, sum of s_k·|Z_k| by Cauchy-Schwarz); quantizing a value
+// at most doubles it. Only when that bound comes near the dtype's largest value is the payload
+// decoded to check.
+void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
+                               std::uint32_t chunk, std::span<const std::uint8_t> payload,
+                               std::string_view transform) {
+    const float limit = dtype_value_limit(meta.dtype);
+    float largest = 0.0f;
+    for (const float v : x) largest = std::max(largest, std::fabs(v));
+    const double bound = 2.02 * std::sqrt(2.0 * chunk) * static_cast<double>(largest);
+    if (bound < static_cast<double>(limit)) return;
+    const auto overflow = [&](const std::string& detail) {
+        fail(ErrorKind::bad_input,
+             meta.name + ": the " + std::string(transform) + " reconstruction overflows " +
+                 std::string(dtype_name(meta.dtype)) + " (" + detail +
+                 "); values this close to the dtype's largest need a lossless or cast codec");
+    };
+    std::vector<std::byte> decoded(meta.byte_count());
+    try {
+        decode_tensor(transform == "FFT" ? kCodecFft : kCodecDct, meta, payload, decoded);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::damaged_stream) throw;
+        overflow(e.what());
+    }
+    if (meta.dtype != DType::f32) return;  // f16 and bf16 refuse above; f64 holds binary32
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        float y;
+        std::memcpy(&y, decoded.data() + 4 * i, 4);
+        if (std::isinf(y)) overflow("element " + std::to_string(i) + " decodes to infinity");
+    }
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> write_frequency_payload(
     const FrequencyParams& params, const TensorMeta& meta, std::span<const float> x,
     std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
@@ -67,6 +110,7 @@ std::vector<std::uint8_t> write_frequency_payload(
     write_frequency_header(w, {params.chunk, params.density});
     encode_positions(kept, coefficient_count, w);
     encode_values(params.values, values, meta, options, w);
+    check_reconstruction_fits(meta, x, params.chunk, out, transform);
     return out;
 }
 

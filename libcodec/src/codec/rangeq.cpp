@@ -1,13 +1,11 @@
 // rangeq: every value as an N-bit range-based float (SuperNeurons Alg. 1, sign-magnitude),
 // bit-packed. The payload is one range-float section (format-spec/codec-rangeq.md).
-#include <limits>
-
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
-#include "common/small_float.hpp"
 #include "quant/range_section.hpp"
+#include "quant/value_coder.hpp"
 
 namespace gradcodec {
 namespace {
@@ -19,19 +17,6 @@ RangeParams parse_params(const CodecSpec& spec) {
     return out;
 }
 
-// The largest magnitude the tensor's dtype stores without overflow, so a decoded value
-// rounded up past the tensor's max cannot fail to store.
-float dtype_limit(DType dtype) {
-    switch (dtype) {
-        case DType::f16:
-            return static_cast<float>(small_float_max(SmallFloat::f16));
-        case DType::bf16:
-            return static_cast<float>(small_float_max(SmallFloat::bf16));
-        default:
-            return std::numeric_limits<float>::max();
-    }
-}
-
 std::any compile(const CodecSpec& spec) {
     return parse_params(spec);
 }
@@ -41,7 +26,7 @@ std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& met
     const auto& params = std::any_cast<const RangeParams&>(compiled);
     return encode_float32(meta, data, [&](std::span<const float> values) {
         std::vector<std::uint8_t> out;
-        write_range_section(params, values, meta, options, out, dtype_limit(meta.dtype));
+        write_range_section(params, values, meta, options, out, dtype_value_limit(meta.dtype));
         return out;
     });
 }

@@ -24,8 +24,6 @@
 namespace gradcodec {
 namespace {
 
-constexpr std::uint64_t kValueSlack = 4096;  // value-section bytes allowed beyond 4 per value
-
 // A vectorised screen (SSE2 is the x86-64 baseline); require_finite then names the first
 // offending element. Magnitude patterns are < 2^31, so a signed compare orders them.
 bool all_finite(std::span<const float> x) {
@@ -154,23 +152,16 @@ std::vector<std::uint8_t> read_section(ByteReader& r, bool compressed, std::uint
     return {bytes.begin(), bytes.end()};
 }
 
-std::uint64_t position_limit(std::uint64_t n) {
-    return kPositionHeaderBytes + (n + 7) / 8;
-}
-std::uint64_t value_limit(std::uint64_t count) {
-    return 4 * count + kValueSlack;
-}
-
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
     const std::uint64_t n = meta.element_count();
     const std::string what = meta.name + ": sparse payload";
     ByteReader r(payload, what);
     const Header h = read_header(r, n);
-    const auto positions =
-        read_section(r, h.flags & kSparseFlagPositionsZstd, position_limit(n), "position section");
-    const auto value_bytes =
-        read_section(r, h.flags & kSparseFlagValuesZstd, value_limit(h.count), "value section");
+    const auto positions = read_section(r, h.flags & kSparseFlagPositionsZstd,
+                                        sparse_position_limit(n), "position section");
+    const auto value_bytes = read_section(r, h.flags & kSparseFlagValuesZstd,
+                                          sparse_value_limit(h.count), "value section");
     r.expect_end();
 
     ByteReader vr(value_bytes, what + " value section");

@@ -1,5 +1,9 @@
 #include "codec/sparse_payload.hpp"
 
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "codec/zstd_section.hpp"
 #include "common/byte_io.hpp"
 #include "index/position_coder.hpp"
@@ -25,7 +29,43 @@ bool write_section(ByteWriter& out, const std::vector<std::uint8_t>& raw, bool t
     return false;
 }
 
+std::vector<std::uint8_t> value_section(const SparseParams& p, const TensorMeta& meta,
+                                        std::span<const float> values,
+                                        const EncodeOptions& options) {
+    std::vector<std::uint8_t> bytes;
+    ByteWriter w(bytes);
+    encode_values(p.values, values, meta, options, w, dtype_value_limit(meta.dtype));
+    if (bytes.size() <= sparse_value_limit(values.size())) return bytes;
+    // Only a rangeq section with many exceptions grows past the limit; f32 values never do.
+    ValueCoderParams exact;
+    exact.format = ValueFormat::f32;
+    bytes.clear();
+    encode_values(exact, values, meta, options, w);
+    return bytes;
+}
+
+void check_section_limit(const TensorMeta& meta, const char* what, std::uint64_t size,
+                         std::uint64_t limit) {
+    if (size <= limit) return;
+    // The encoders above make this unreachable; a stream past it would be refused on decode.
+    fail(ErrorKind::bad_input, meta.name + ": the sparse " + what + " would take " +
+                                   std::to_string(size) + " bytes, more than the " +
+                                   std::to_string(limit) + " that decoders accept");
+}
+
 }  // namespace
+
+std::uint64_t sparse_position_limit(std::uint64_t n) {
+    return kPositionHeaderBytes + n / 8 + (n % 8 != 0);
+}
+
+std::uint64_t sparse_value_limit(std::uint64_t count) {
+    return 4 * count + kSparseValueSlack;
+}
+
+float recorded_threshold(float threshold) {
+    return std::isnan(threshold) ? std::numeric_limits<float>::infinity() : threshold;
+}
 
 std::vector<std::uint8_t> write_sparse_payload(const SparseParams& p, const TensorMeta& meta,
                                                const SparseChoice& choice,
@@ -35,9 +75,10 @@ std::vector<std::uint8_t> write_sparse_payload(const SparseParams& p, const Tens
     std::vector<std::uint8_t> positions;
     ByteWriter pw(positions);
     encode_positions(indices, n, pw);
-    std::vector<std::uint8_t> value_bytes;
-    ByteWriter vw(value_bytes);
-    encode_values(p.values, values, meta, options, vw);
+    check_section_limit(meta, "position section", positions.size(), sparse_position_limit(n));
+    const std::vector<std::uint8_t> value_bytes = value_section(p, meta, values, options);
+    check_section_limit(meta, "value section", value_bytes.size(),
+                        sparse_value_limit(indices.size()));
 
     std::vector<std::uint8_t> out;
     ByteWriter w(out);
@@ -47,7 +88,7 @@ std::vector<std::uint8_t> write_sparse_payload(const SparseParams& p, const Tens
     const std::size_t flags_at = out.size();
     w.u8(0);
     w.f64(choice.target);
-    w.f32(choice.threshold);
+    w.f32(recorded_threshold(choice.threshold));
     w.u64(indices.size());
     std::uint8_t flags = 0;
     if (write_section(w, positions, p.zstd)) flags |= kSparseFlagPositionsZstd;

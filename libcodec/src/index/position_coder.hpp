@@ -1,7 +1,8 @@
 #pragma once
 // Position sections: the ascending indices of the kept elements of an n-element tensor, coded
-// as a bitmap, Golomb-Rice gaps (one parameter, or one per block of gaps) or Elias-Fano, whichever
-// is smallest for this set (sizes are computed exactly, never estimated). Self-describing: the
+// as a bitmap or Golomb-Rice gaps (one parameter, or one per block of gaps), whichever is
+// smallest for this set (sizes are computed exactly, never estimated). Elias-Fano is read but
+// never written: Rice with the same parameter is never larger. Self-describing: the
 // coder, k and its parameter travel in the section (format-spec/codec-sparse.md, "Position
 // section").
 #include <cstdint>
@@ -31,7 +32,7 @@ struct PositionCosts {
     unsigned rice_parameter = 0;
     unsigned elias_fano_low_bits = 0;
     unsigned rice_block_log2 = 0;
-    PositionCoder best = PositionCoder::bitmap;  // smallest; ties to the lower coder id
+    PositionCoder best = PositionCoder::bitmap;  // smallest written coder; ties to the lower id
 };
 
 PositionCosts position_costs(std::span<const std::uint64_t> sorted, std::uint64_t n);

@@ -122,10 +122,9 @@ PositionCosts position_costs(std::span<const std::uint64_t> sorted, std::uint64_
         c.best = PositionCoder::rice_gaps;
         best = c.rice_gaps;
     }
-    if (c.elias_fano < best) {
-        c.best = PositionCoder::elias_fano;
-        best = c.elias_fano;
-    }
+    // Elias-Fano is never chosen: Golomb-Rice with r = l spends k·(l+1) + sum(g_i >> l) bits,
+    // and sum(g_i >> l) <= (sum g_i) >> l <= (n-1) >> l, so it never exceeds Elias-Fano's
+    // k·l + ((n-1) >> l) + k, and ties go to the lower id. Decoders still read coder 3.
     if (c.rice_blocks < best) c.best = PositionCoder::rice_blocks;
     return c;
 }

@@ -1,6 +1,7 @@
 #include "quant/value_coder.hpp"
 
 #include <bit>
+#include <cmath>
 #include <string>
 
 #include "codec/float_codec.hpp"
@@ -32,7 +33,7 @@ ValueFormat format_from_name(const std::string& name) {
 }
 
 void encode_halves(SmallFloat type, std::span<const float> values, const TensorMeta& meta,
-                   std::vector<std::uint8_t>& out) {
+                   float value_limit, std::vector<std::uint8_t>& out) {
     const std::size_t start = out.size();
     out.resize(start + 2 * values.size());
     const std::size_t i = narrow_floats(type, values, out.data() + start);
@@ -42,6 +43,21 @@ void encode_halves(SmallFloat type, std::span<const float> values, const TensorM
                  " is outside the finite range of " + (type == SmallFloat::f16 ? "f16" : "bf16") +
                  " (|x| <= " + std::to_string(small_float_max(type)) +
                  "); use values=f32 or rangeq");
+    }
+    if (small_float_max(type) <= static_cast<double>(value_limit)) return;
+    // bf16 values of an f16 tensor: the largest f16 values round up past the f16 range.
+    for (std::size_t j = 0; j < values.size(); ++j) {
+        const auto h =
+            static_cast<std::uint16_t>(out[start + 2 * j] | (out[start + 2 * j + 1] << 8));
+        const float back = widen_from(type, h);
+        if (std::isfinite(back) && std::fabs(back) > value_limit) {
+            fail(ErrorKind::bad_input,
+                 meta.name + ": value " + std::to_string(j) + " = " + std::to_string(values[j]) +
+                     " rounds to " + std::to_string(back) + " in " +
+                     (type == SmallFloat::f16 ? "f16" : "bf16") +
+                     ", beyond the largest value of the tensor's dtype (" +
+                     std::to_string(value_limit) + "); use values=f32 or f16");
+        }
     }
 }
 
@@ -57,6 +73,17 @@ ValueFormat read_tag(ByteReader& in) {
 }
 
 }  // namespace
+
+float dtype_value_limit(DType dtype) {
+    switch (dtype) {
+        case DType::f16:
+            return static_cast<float>(small_float_max(SmallFloat::f16));
+        case DType::bf16:
+            return static_cast<float>(small_float_max(SmallFloat::bf16));
+        default:
+            return std::numeric_limits<float>::max();
+    }
+}
 
 ValueCoderParams parse_value_coder(SpecParams& params, ValueFormat fallback, int default_bits) {
     const bool bits_given = params.has("bits");
@@ -84,13 +111,14 @@ ValueCoderParams parse_value_coder(SpecParams& params, ValueFormat fallback, int
 }
 
 void encode_values(const ValueCoderParams& params, std::span<const float> values,
-                   const TensorMeta& meta, const EncodeOptions& options, ByteWriter& out) {
+                   const TensorMeta& meta, const EncodeOptions& options, ByteWriter& out,
+                   float value_limit) {
     out.u8(static_cast<std::uint8_t>(params.format));
     std::vector<std::uint8_t>& buffer = out.buffer();
     if (params.format == ValueFormat::rangeq) {
         const RangeParams r{params.bits, params.mantissa, params.eps,
                             params.truncate ? Rounding::truncate : Rounding::nearest};
-        write_range_section(r, values, meta, options, buffer);
+        write_range_section(r, values, meta, options, buffer, value_limit);
         return;
     }
     if (!options.allow_nonfinite) require_finite(meta, values);
@@ -105,7 +133,7 @@ void encode_values(const ValueCoderParams& params, std::span<const float> values
         return;
     }
     encode_halves(params.format == ValueFormat::f16 ? SmallFloat::f16 : SmallFloat::bf16, values,
-                  meta, buffer);
+                  meta, value_limit, buffer);
 }
 
 void decode_values(ByteReader& in, std::span<float> out) {

@@ -7,6 +7,7 @@
 // With EncodeOptions::allow_nonfinite, f32 and rangeq carry NaN/inf bit for bit; f16/bf16
 // carry inf exactly and NaN as a quiet NaN of the same sign (the payload bits are lost).
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,10 +34,17 @@ struct ValueCoderParams {
 // Error(usage), as are combinations that make no ladder.
 ValueCoderParams parse_value_coder(SpecParams& params, ValueFormat fallback, int default_bits = 8);
 
+// The largest magnitude a float dtype stores without overflow (binary32's for f32 and f64).
+float dtype_value_limit(DType dtype);
+
 // Appends the section. Throws Error(bad_input) naming meta.name on values the format cannot
-// carry (non-finite without options.allow_nonfinite, f16 overflow).
+// carry (non-finite without options.allow_nonfinite, f16 overflow). No decoded value exceeds
+// `value_limit` in magnitude: rangeq clamps to its ladder value below it, and an f16/bf16
+// value that rounds past it is refused, so values taken from a tensor can be stored back in
+// the tensor's dtype (pass dtype_value_limit(meta.dtype)).
 void encode_values(const ValueCoderParams& params, std::span<const float> values,
-                   const TensorMeta& meta, const EncodeOptions& options, ByteWriter& out);
+                   const TensorMeta& meta, const EncodeOptions& options, ByteWriter& out,
+                   float value_limit = std::numeric_limits<float>::max());
 
 // Reads exactly one section of out.size() values. Throws Error(damaged_stream) on damage.
 void decode_values(ByteReader& in, std::span<float> out);
