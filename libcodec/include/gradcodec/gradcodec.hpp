@@ -4,6 +4,7 @@
 #include "gradcodec/codec_spec.hpp"
 #include "gradcodec/dtype.hpp"
 #include "gradcodec/error.hpp"
+#include "gradcodec/group.hpp"
 #include "gradcodec/metrics.hpp"
 #include "gradcodec/stream.hpp"
 #include "gradcodec/tensor.hpp"
