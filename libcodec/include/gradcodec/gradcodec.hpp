@@ -6,6 +6,7 @@
 #include "gradcodec/error.hpp"
 #include "gradcodec/group.hpp"
 #include "gradcodec/metrics.hpp"
+#include "gradcodec/pointwise.hpp"
 #include "gradcodec/stream.hpp"
 #include "gradcodec/tensor.hpp"
 #include "gradcodec/version.hpp"
