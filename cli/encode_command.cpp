@@ -54,39 +54,49 @@ struct UnitPlanner {
         return [this, unit](std::size_t i) { return load_tensor(args.input, root, unit[i]); };
     }
 
-    CodecSpec chosen_spec(std::span<const UnitTensor> unit, const TensorLoader& load, Scope unit_scope) const {
+    CodecSpec chosen_spec(std::span<const UnitTensor> unit, const TensorLoader& load,
+                          Scope unit_scope) const {
         if (!target) return spec;
-        const TargetChoice choice = choose_for_target(spec, *target, unit_scope, unit, load, options);
+        const TargetChoice choice =
+            choose_for_target(spec, *target, unit_scope, unit, load, options);
         if (!args.quiet) {
-            std::fprintf(stderr, "gradcodec: %s: --target %s chose %s\n",
-                         unit.size() == 1 ? unit[0].meta.name.c_str()
-                                          : (args.input + ": " + display_name(parent_group(unit[0].path))).c_str(),
-                         target->text.c_str(), choice.summary.c_str());
+            std::fprintf(
+                stderr, "gradcodec: %s: --target %s chose %s\n",
+                unit.size() == 1
+                    ? unit[0].meta.name.c_str()
+                    : (args.input + ": " + display_name(parent_group(unit[0].path))).c_str(),
+                target->text.c_str(), choice.summary.c_str());
         }
         return choice.spec;
     }
 
     // A tensor held in memory as its own unit (tensor scope, raw input, pointwise targets).
-    EncodedTensor encode_alone(const UnitTensor& t, std::span<const std::byte> data, Device device) const {
+    EncodedTensor encode_alone(const UnitTensor& t, std::span<const std::byte> data,
+                               Device device) const {
         const TensorLoader from_memory = [data](std::size_t) {
             return std::vector<std::byte>(data.begin(), data.end());
         };
         const std::span<const UnitTensor> unit(&t, 1);
         const CodecSpec chosen = chosen_spec(unit, from_memory, Scope::tensor);
         if (scope == Scope::group && has_group_scope(chosen)) {
-            return UnitEncoder(chosen, Scope::group, unit, from_memory, options).encode(t.meta, data);
+            return UnitEncoder(chosen, Scope::group, unit, from_memory, options)
+                .encode(t.meta, data);
         }
         return encode_on(device, chosen, t.meta, data, options);
     }
 
     EncodedTensor encode(const UnitTensor& t, std::span<const std::byte> data, Device device) {
-        const bool per_tensor = scope == Scope::tensor || (target && is_pointwise(*target)) || groups.empty();
+        const bool per_tensor =
+            scope == Scope::tensor || (target && is_pointwise(*target)) || groups.empty();
         if (per_tensor) return encode_alone(t, data, device);
         const std::string group = parent_group(t.path);
         auto it = active.find(group);
         if (it == active.end()) {
-            const auto g = std::find_if(groups.begin(), groups.end(), [&](const DumpGroup& d) { return d.path == group; });
-            if (g == groups.end()) fail(ErrorKind::bad_input, args.input + ": " + t.path + " appeared during the walk");
+            const auto g = std::find_if(groups.begin(), groups.end(),
+                                        [&](const DumpGroup& d) { return d.path == group; });
+            if (g == groups.end())
+                fail(ErrorKind::bad_input,
+                     args.input + ": " + t.path + " appeared during the walk");
             const TensorLoader load = loader(g->tensors);
             const CodecSpec chosen = chosen_spec(g->tensors, load, Scope::group);
             it = active.emplace(group, Active{}).first;
@@ -114,9 +124,10 @@ struct Encoder {
         TensorMeta meta{args.input + ": " + display_name(path), dtype, shape};
         const bool apply = is_float(dtype) && selected(path, args.select);
         matched += apply ? 1 : 0;
-        EncodedTensor encoded = apply && planner.plans()
-                                    ? planner.encode(UnitTensor{path, meta, attributes}, data, device)
-                                    : encode_on(device, apply ? spec : lossless, meta, data, options);
+        EncodedTensor encoded =
+            apply && planner.plans()
+                ? planner.encode(UnitTensor{path, meta, attributes}, data, device)
+                : encode_on(device, apply ? spec : lossless, meta, data, options);
         writer.write(TensorRecord{path, dtype, std::move(shape), std::move(attributes), encoded.codec_id,
                                   std::move(encoded.spec), std::move(encoded.payload)});
     }

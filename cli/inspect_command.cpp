@@ -65,9 +65,12 @@ struct GroupSums {
 };
 
 void add_to_group(std::vector<GroupSums>& groups, const std::string& path, const InspectRow& row,
-                  const std::vector<std::byte>* original, const std::vector<std::byte>& decoded, DType dtype) {
-    const std::string name = display_name(parent_group(path)) + (parent_group(path) == "/" ? "*" : "/*");
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const GroupSums& g) { return g.row.name == name; });
+                  const std::vector<std::byte>* original, const std::vector<std::byte>& decoded,
+                  DType dtype) {
+    const std::string name =
+        display_name(parent_group(path)) + (parent_group(path) == "/" ? "*" : "/*");
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const GroupSums& g) { return g.row.name == name; });
     if (it == groups.end()) {
         it = groups.insert(groups.end(), GroupSums{});
         it->row.name = name;
