@@ -79,14 +79,14 @@ TargetChoice density_search(const CodecSpec& spec, const Target& target, Scope s
     const bool rate = target.kind == TargetKind::bits;
     const double budget_bytes = std::floor(target.value * double(n) / 8.0);
     auto measure = [&](double density) {
-        const CodecSpec c = with_param(spec, "density", short_number(density));
+        const CodecSpec c = with_param(spec, "density", short_number(density, 5));
         return std::pair{c, measure_unit(c, scope, unit, load, options, !rate)};
     };
     auto ok = [&](const UnitMeasure& m) {
         return rate ? double(m.record_bytes) <= budget_bytes : m.metrics.rel_l2 <= target.value;
     };
     const double lowest =
-        std::max(1e-12, round_digits(0.5 / double(std::max<std::uint64_t>(n, 1)), 6));
+        std::max(1e-12, round_digits(0.5 / double(std::max<std::uint64_t>(n, 1)), 5));
     auto [low_spec, low] = measure(lowest);
     auto [high_spec, high] = measure(1.0);
     if (rate ? !ok(low) : !ok(high)) {
@@ -102,7 +102,7 @@ TargetChoice density_search(const CodecSpec& spec, const Target& target, Scope s
     std::pair<CodecSpec, UnitMeasure> best =
         rate ? std::pair{low_spec, low} : std::pair{high_spec, high};
     for (int i = 0; i < 48; ++i) {
-        const double mid = round_digits(std::sqrt(good * bad), 6);
+        const double mid = round_digits(std::sqrt(good * bad), 5);
         if (mid == good || mid == bad) break;
         auto trial = measure(mid);
         if (ok(trial.second)) {
