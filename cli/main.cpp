@@ -101,7 +101,7 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
         "bytes_in = raw size; bytes_out = record size on the wire; ratio = bytes_in/bytes_out;\n"
         "bits/value = 8*bytes_out/elements; pos_bits, val_bits = bits per element spent on positions and values.\n"
         "The total row's bytes_out is the whole stream: header, every record and the end marker.\n"
-        "Rows GROUP/* sum the records of each HDF5 group (a step), with its metrics over all its tensors.\n"
+        "Rows GROUP/* sum the records of each HDF5 group (a step); metrics over all its tensors.\n"
         "Metrics (--against), in double precision over x = original, y = decoded:\n"
         "  rel_l2 = ||x-y||/||x||, cosine = <x,y>/(||x|| ||y||), max_abs = max|x-y|,\n"
         "  psnr_db = 20*log10(max(x)-min(x)) - 10*log10(mse), energy_kept = ||y||^2/||x||^2.\n"

@@ -169,8 +169,8 @@ void write_plot(const SweepArgs& args, const std::vector<Row>& rows) {
         it->points.push_back({r.bits(), r.rel_l2(), r.pareto});
     }
     const std::string name = args.input.substr(args.input.rfind('/') + 1);
-    const PlotText text{"Rate and distortion: " + name,
-                        "bits per value (whole records)", "relative L2 error",
+    const PlotText text{"Rate and distortion: " + name, "bits per value (whole records)",
+                        "relative L2 error",
                         exact_left_out ? "exact codecs (rel L2 = 0) not drawn" : ""};
     const std::string svg = render_svg(text, series);
     AtomicOutput out(args.plot);

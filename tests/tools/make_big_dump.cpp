@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
         H5Dclose(d);
         H5Sclose(space);
     };
-    for (int i = 0; i < big; ++i) write(i == 0 ? "big.weight" : "big_" + std::to_string(i) + ".weight", n);
+    for (int i = 0; i < big; ++i)
+        write(i == 0 ? "big.weight" : "big_" + std::to_string(i) + ".weight", n);
     for (int i = 0; i < 200; ++i) write("small_" + std::to_string(i), 4096);
     return H5Fclose(file) < 0 ? 1 : 0;
 }
