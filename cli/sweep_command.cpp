@@ -188,7 +188,13 @@ int run_sweep(const SweepArgs& args) {
     std::vector<Row> rows;
     for (auto& spec : parse_codec_list(args.codecs.empty() ? kDefaultCodecs : args.codecs))
         rows.push_back({spec});
-    if (!args.plot.empty()) check_output_path(args.input, args.plot, args.force);
+    if (!args.plot.empty()) {
+        const bool svg =
+            args.plot.size() > 4 && args.plot.compare(args.plot.size() - 4, 4, ".svg") == 0;
+        if (!svg)
+            fail(ErrorKind::usage, "--plot " + args.plot + ": the plot is SVG; name it FILE.svg");
+        check_output_path(args.input, args.plot, args.force);
+    }
     Hid file = open_dump(args.input);
     const std::vector<DumpGroup> groups = float_groups(args.input, file.get(), args.select);
     if (groups.empty())

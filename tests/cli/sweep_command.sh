@@ -37,6 +37,8 @@ grep -q '<svg' rd.svg && grep -q '<polyline' rd.svg && grep -q '>rangeq<' rd.svg
 expect_exit 2 "an existing plot is not replaced without --force" -- "$GC" sweep "$SAMPLE" --codecs lossless --plot rd.svg
 expect_exit 0 "--force replaces it" -- bash -c "'$GC' sweep '$SAMPLE' --codecs lossless --plot rd.svg --force > /dev/null"
 
+expect_exit 2 "a plot not named .svg" -- "$GC" sweep "$SAMPLE" --codecs lossless --plot rd.png
+expect_absent rd.png
 expect_exit 2 "a bad spec in the list" -- "$GC" sweep "$SAMPLE" --codecs 'topk:density=2'
 expect_stderr "density"
 expect_exit 2 "--json with --csv" -- "$GC" sweep "$SAMPLE" --json --csv
