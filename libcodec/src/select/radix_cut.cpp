@@ -1,7 +1,10 @@
 #include "select/radix_cut.hpp"
 
 #include <algorithm>
-#include <vector>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <span>
 
 #include "select/magnitude_scan.hpp"
 
@@ -10,10 +13,35 @@ namespace {
 
 constexpr std::size_t kBuckets = 1u << 16;
 
+// Zeroed by calloc, whose large blocks come straight from the kernel: only the pages of the
+// buckets a group uses (a few exponents) are ever touched. A vector would write all 512 KiB
+// first, which costs more than the histogram itself on a step of small tensors.
+struct FreeCounts {
+    void operator()(std::uint64_t* p) const { std::free(p); }
+};
+class Histogram {
+  public:
+    Histogram()
+        : counts_(static_cast<std::uint64_t*>(std::calloc(kBuckets, sizeof(std::uint64_t)))) {
+        if (!counts_) throw std::bad_alloc();
+    }
+    std::span<std::uint64_t> counts() { return {counts_.get(), kBuckets}; }
+
+  private:
+    std::unique_ptr<std::uint64_t, FreeCounts> counts_;
+};
+
+// What a histogram holds: its total weight and its highest non-empty bucket, so the scan
+// for the cut starts there and never touches the pages of the empty top buckets.
+struct Filled {
+    std::uint64_t total = 0;
+    std::size_t top = 0;  // one past the highest non-empty bucket
+};
+
 // Weighted histogram of (pattern >> shift) & 0xffff over the elements whose high half is
 // `high` (every element when `high` is negative).
 void add_histogram(std::span<const float> x, const ElementWeights& w, long high, int shift,
-                   std::vector<std::uint64_t>& hist) {
+                   std::span<std::uint64_t> hist, Filled& filled) {
     std::size_t single = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
         const std::uint32_t b = magnitude_bits(x[i]);
@@ -23,7 +51,10 @@ void add_histogram(std::span<const float> x, const ElementWeights& w, long high,
             while (single < w.singles.size() && w.singles[single] < i) ++single;
             weight = single < w.singles.size() && w.singles[single] == i ? 1 : 2;
         }
-        hist[(b >> shift) & 0xffffu] += weight;
+        const std::size_t bucket = (b >> shift) & 0xffffu;
+        hist[bucket] += weight;
+        filled.total += weight;
+        filled.top = std::max(filled.top, bucket + 1);
     }
 }
 
@@ -32,9 +63,9 @@ struct Found {
     std::uint64_t above = 0;  // weight in higher buckets
 };
 
-Found find_from_top(const std::vector<std::uint64_t>& hist, std::uint64_t target,
+Found find_from_top(std::span<const std::uint64_t> hist, std::size_t top, std::uint64_t target,
                     std::uint64_t above) {
-    for (std::size_t b = hist.size(); b-- > 0;) {
+    for (std::size_t b = top; b-- > 0;) {
         if (above + hist[b] >= target) return {static_cast<std::uint32_t>(b), above};
         above += hist[b];
     }
@@ -45,19 +76,21 @@ Found find_from_top(const std::vector<std::uint64_t>& hist, std::uint64_t target
 
 MagnitudeCut group_topk_cut(const ScorePasses& passes, std::uint64_t target) {
     if (target == 0) return {0x7fffffffu, 0};
-    std::vector<std::uint64_t> high(kBuckets, 0);
+    Histogram high_counts;
+    const std::span<std::uint64_t> high = high_counts.counts();
+    Filled high_filled;
     passes([&](std::span<const float> x, const ElementWeights& w) {
-        add_histogram(x, w, -1, 16, high);
+        add_histogram(x, w, -1, 16, high, high_filled);
     });
-    std::uint64_t total = 0;
-    for (const std::uint64_t h : high) total += h;
-    if (total < target) return {0, kKeepAllTies};
-    const Found bucket = find_from_top(high, target, 0);
-    std::vector<std::uint64_t> low(kBuckets, 0);
+    if (high_filled.total < target) return {0, kKeepAllTies};
+    const Found bucket = find_from_top(high, high_filled.top, target, 0);
+    Histogram low_counts;
+    const std::span<std::uint64_t> low = low_counts.counts();
+    Filled low_filled;
     passes([&](std::span<const float> x, const ElementWeights& w) {
-        add_histogram(x, w, bucket.index, 0, low);
+        add_histogram(x, w, bucket.index, 0, low, low_filled);
     });
-    const Found cut = find_from_top(low, target, bucket.above);
+    const Found cut = find_from_top(low, low_filled.top, target, bucket.above);
     return {(bucket.index << 16) | cut.index, target - cut.above};
 }
 
