@@ -17,6 +17,8 @@ struct EncodeArgs {
     bool quiet = false;
     bool allow_nonfinite = false;
     std::string device = "cpu";
+    std::string scope = "tensor";  // or "group": select across each HDF5 group's tensors
+    std::string target;            // KEY=VALUE: bits, rel_l2, abs, rel
 };
 
 struct DecodeArgs {
@@ -46,9 +48,32 @@ struct FitArgs {
     bool json = false;
 };
 
+struct SweepArgs {
+    std::string input;
+    std::string codecs;  // SPEC;SPEC;... (empty: the default list)
+    std::vector<std::string> select;
+    std::string scope = "group";
+    bool json = false;
+    bool csv = false;
+    std::string plot;  // FILE.svg
+    bool force = false;
+};
+
+struct SimulateArgs {
+    std::string input;
+    std::string codec;
+    std::vector<std::string> select;
+    std::string scope = "group";
+    std::string error_feedback = "on";
+    double momentum = 0;
+    bool json = false;
+};
+
 int run_encode(const EncodeArgs& args);
 int run_decode(const DecodeArgs& args);
 int run_inspect(const InspectArgs& args);
 int run_fit(const FitArgs& args);
+int run_sweep(const SweepArgs& args);
+int run_simulate(const SimulateArgs& args);
 
 }  // namespace gradcodec::cli

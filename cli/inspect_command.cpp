@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <cstring>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "common_values.hpp"
+#include "dump_groups.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
@@ -55,6 +57,43 @@ void add_bit_split(InspectRow& total, const InspectRow& row) {
     total.value_bits = total.value_bits.value_or(0) + *row.value_bits * n;
 }
 
+// The running sums of one group's tensors; bit splits and metrics are finished at the end.
+struct GroupSums {
+    InspectRow row;
+    MetricsAccumulator metrics;
+    bool any_metrics = false;
+};
+
+void add_to_group(std::vector<GroupSums>& groups, const std::string& path, const InspectRow& row,
+                  const std::vector<std::byte>* original, const std::vector<std::byte>& decoded,
+                  DType dtype) {
+    const std::string name =
+        display_name(parent_group(path)) + (parent_group(path) == "/" ? "*" : "/*");
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const GroupSums& g) { return g.row.name == name; });
+    if (it == groups.end()) {
+        it = groups.insert(groups.end(), GroupSums{});
+        it->row.name = name;
+        it->row.dtype = it->row.shape = it->row.codec = "";
+    }
+    it->row.elements += row.elements;
+    it->row.kept += row.kept;
+    it->row.bytes_in += row.bytes_in;
+    it->row.bytes_out += row.bytes_out;
+    add_bit_split(it->row, row);
+    if (original) {
+        it->metrics.add(dtype, *original, decoded);
+        it->any_metrics = true;
+    }
+}
+
+void finish_bit_split(InspectRow& row) {
+    if (row.position_bits && row.elements) {
+        *row.position_bits /= double(row.elements);
+        *row.value_bits /= double(row.elements);
+    }
+}
+
 }  // namespace
 
 int run_inspect(const InspectArgs& args) {
@@ -62,11 +101,12 @@ int run_inspect(const InspectArgs& args) {
     FileSource source(in.get(), args.input);
     StreamReader reader(source, limits_with(args.max_elements, args.max_record_bytes));
     const Original original(args.against);
-    InspectReport report{format_version_string(), {}, {}};
+    InspectReport report{format_version_string(), {}, {}, {}};
     report.total.name = "total";
     MetricsAccumulator total_metrics;
     bool any_metrics = false;
     std::uint64_t tensors_seen = 0;
+    std::vector<GroupSums> groups;
     while (auto record = reader.next()) {
         const auto* t = std::get_if<TensorRecord>(&*record);
         if (!t) continue;
@@ -84,14 +124,16 @@ int run_inspect(const InspectArgs& args) {
             row.value_bits = double(stats.value_bits) / double(row.elements);
         }
         if (stats.target_density >= 0) row.target_density = stats.target_density;
+        std::vector<std::byte> values;
         if (!args.against.empty() && is_float(t->dtype)) {
-            const auto values = original.values(*t, tensors_seen);
+            values = original.values(*t, tensors_seen);
             MetricsAccumulator m;
             m.add(t->dtype, values, decoded);
             total_metrics.add(t->dtype, values, decoded);
             row.metrics = m.result();
             any_metrics = true;
         }
+        add_to_group(groups, t->path, row, row.metrics ? &values : nullptr, decoded, t->dtype);
         report.total.elements += row.elements;
         report.total.kept += row.kept;
         report.total.bytes_in += row.bytes_in;
@@ -100,9 +142,11 @@ int run_inspect(const InspectArgs& args) {
     }
     reader.expect_input_end();
     report.total.bytes_out = reader.bytes_read();
-    if (report.total.position_bits && report.total.elements) {
-        *report.total.position_bits /= double(report.total.elements);
-        *report.total.value_bits /= double(report.total.elements);
+    finish_bit_split(report.total);
+    for (GroupSums& g : groups) {
+        finish_bit_split(g.row);
+        if (g.any_metrics) g.row.metrics = g.metrics.result();
+        report.groups.push_back(std::move(g.row));
     }
     if (any_metrics) report.total.metrics = total_metrics.result();
     if (args.json) {

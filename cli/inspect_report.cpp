@@ -89,6 +89,7 @@ void print_table(const InspectReport& report, bool with_metrics) {
     if (with_metrics) header.insert(header.end(), {"rel_l2", "cosine", "max_abs", "psnr_db", "energy_kept"});
     std::vector<std::vector<std::string>> rows{header};
     for (const auto& r : report.tensors) rows.push_back(cells(r, with_metrics));
+    for (const auto& r : report.groups) rows.push_back(cells(r, with_metrics));
     rows.push_back(cells(report.total, with_metrics));
     std::vector<std::size_t> width(header.size(), 0);
     for (const auto& row : rows)
@@ -108,9 +109,18 @@ void print_table(const InspectReport& report, bool with_metrics) {
 void print_json(const InspectReport& report) {
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
     for (const auto& r : report.tensors) tensors.push_back(row_json(r));
+    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+    for (const auto& r : report.groups) {
+        nlohmann::ordered_json g = row_json(r);
+        for (const char* key : {"dtype", "shape", "codec"}) g.erase(key);
+        groups.push_back(std::move(g));
+    }
     nlohmann::ordered_json total = row_json(report.total);
     for (const char* key : {"name", "dtype", "shape", "codec"}) total.erase(key);
-    const nlohmann::ordered_json out{{"format_version", report.format_version}, {"tensors", tensors}, {"total", total}};
+    const nlohmann::ordered_json out{{"format_version", report.format_version},
+                                     {"tensors", tensors},
+                                     {"groups", groups},
+                                     {"total", total}};
     std::printf("%s\n", out.dump(2).c_str());
 }
 

@@ -25,6 +25,8 @@ struct InspectRow {
 struct InspectReport {
     std::string format_version;
     std::vector<InspectRow> tensors;
+    // Per HDF5 group (a step) holding tensors: sums over its tensor records; named "GROUP/*".
+    std::vector<InspectRow> groups;
     InspectRow total;  // bytes_out counts the whole stream: header, every record, end marker
 };
 

@@ -48,12 +48,26 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
     cmd->add_option("--shape", a.shape, "Shape of the raw tensor, e.g. 1024x1024");
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
     cmd->add_flag("--allow-nonfinite", a.allow_nonfinite, "Carry NaN and inf exactly where a lossy codec would refuse");
+    cmd->add_option("--scope", a.scope,
+                    "tensor, or group: topk, threshold, dgc, sidco and fft/dct's selection choose "
+                    "across each HDF5 group's selected tensors (a step)")
+        ->capture_default_str();
+    cmd->add_option(
+        "--target", a.target,
+        "Choose the codec's knob by search: bits=B (at most B bits/value), rel_l2=E (smallest with "
+        "rel L2 <= E, checked by decoding), abs=A or rel=R (rangeq, cast: every value within A or "
+        "R*|x|)");
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");
-    cmd->footer(codec_list() + "\nExamples:\n  gradcodec encode dump.h5 -o dump.gcs --codec topk:density=0.01\n"
-                "  gradcodec encode dump.h5 -o - --codec rangeq:bits=8 --select 'step_00010/*' | ssh host gradcodec decode - -o dump.h5\n"
-                "  gradcodec encode grad.f32 --raw f32 --shape 1024x1024 -o grad.gcs --codec cast:to=bf16\n\n" +
-                std::string(kExitCodeHelp));
+    cmd->footer(
+        codec_list() +
+        "\nExamples:\n  gradcodec encode dump.h5 -o dump.gcs --codec topk:density=0.01\n"
+        "  gradcodec encode dump.h5 -o - --codec rangeq:bits=8 --select 'step_00010/*' | ssh host "
+        "gradcodec decode - -o dump.h5\n"
+        "  gradcodec encode grad.f32 --raw f32 --shape 1024x1024 -o grad.gcs --codec cast:to=bf16\n"
+        "  gradcodec encode dump.h5 -o dump.gcs --codec topk --scope group --target bits=0.5\n"
+        "  gradcodec encode dump.h5 -o dump.gcs --codec rangeq --target abs=1e-6\n\n" +
+        std::string(kExitCodeHelp));
     cmd->callback([&a] { std::exit(run_encode(a)); });
 }
 
@@ -87,6 +101,7 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
         "bytes_in = raw size; bytes_out = record size on the wire; ratio = bytes_in/bytes_out;\n"
         "bits/value = 8*bytes_out/elements; pos_bits, val_bits = bits per element spent on positions and values.\n"
         "The total row's bytes_out is the whole stream: header, every record and the end marker.\n"
+        "Rows GROUP/* sum the records of each HDF5 group (a step); metrics over all its tensors.\n"
         "Metrics (--against), in double precision over x = original, y = decoded:\n"
         "  rel_l2 = ||x-y||/||x||, cosine = <x,y>/(||x|| ||y||), max_abs = max|x-y|,\n"
         "  psnr_db = 20*log10(max(x)-min(x)) - 10*log10(mse), energy_kept = ||y||^2/||x||^2.\n"
@@ -111,6 +126,64 @@ void add_fit(CLI::App& app, FitArgs& a) {
     cmd->callback([&a] { std::exit(run_fit(a)); });
 }
 
+void add_sweep(CLI::App& app, SweepArgs& a) {
+    auto* cmd = app.add_subcommand(
+        "sweep", "Compare codecs on a dump: rate, error and speed of each, with the Pareto front");
+    cmd->add_option("INPUT", a.input, "HDF5 dump; - is stdin")->required();
+    cmd->add_option("--codecs", a.codecs,
+                    "Codec specs separated by ';' (default: every family at several rates)");
+    cmd->add_option("--select", a.select,
+                    "Glob over dataset paths; repeatable (default: every float dataset)");
+    cmd->add_option("--scope", a.scope, "group (where a codec has it) or tensor")
+        ->capture_default_str();
+    cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
+    cmd->add_flag("--csv", a.csv, "Print CSV instead of the table");
+    cmd->add_option("--plot", a.plot, "Write rate against distortion as an SVG image (FILE.svg)");
+    cmd->add_flag("-f,--force", a.force, "Replace an existing plot file");
+    cmd->footer(
+        "Each codec encodes and decodes every selected float tensor in memory, one step at a "
+        "time.\n"
+        "bits/value counts whole records (framing and checksums included) over the selected "
+        "values;\n"
+        "rel_l2 and cosine are over all of them; MB/s are input megabytes per second of encode "
+        "(group\n"
+        "planning included) and decode, one thread. pareto: no other codec is both smaller and "
+        "closer.\n\n"
+        "Example:\n  gradcodec sweep dump.h5 --plot rd.svg\n  gradcodec sweep dump.h5 --codecs "
+        "'topk:density=0.01;rangeq:bits=4' --json\n\n" +
+        std::string(kExitCodeHelp));
+    cmd->callback([&a] { std::exit(run_sweep(a)); });
+}
+
+void add_simulate(CLI::App& app, SimulateArgs& a) {
+    auto* cmd = app.add_subcommand(
+        "simulate",
+        "Run a codec over a dump's steps in order, as a trainer would, with error feedback");
+    cmd->add_option("INPUT", a.input, "HDF5 dump, one group per step; - is stdin")->required();
+    cmd->add_option("--codec", a.codec, "Codec spec")->required();
+    cmd->add_option("--select", a.select,
+                    "Glob over dataset paths; repeatable (default: every float dataset)");
+    cmd->add_option("--scope", a.scope, "group (where the codec has it) or tensor")
+        ->capture_default_str();
+    cmd->add_option("--error-feedback", a.error_feedback,
+                    "on: carry g + r - sent into the next step; off: drop it")
+        ->capture_default_str();
+    cmd->add_option("--momentum", a.momentum,
+                    "DGC momentum correction and masking with this momentum (0: none)")
+        ->capture_default_str();
+    cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
+    cmd->footer(
+        "Per step: rel_l2 = ||sent - u|| / ||u|| of the step, where u is the update a dense "
+        "trainer applies\n"
+        "(the gradient g; with --momentum M, the momentum update m = M*m + g); drift = ||sum(sent "
+        "- u)|| /\n"
+        "||sum u|| over the steps so far; bytes = the step's records on the wire.\n\n"
+        "Example:\n  gradcodec simulate dump.h5 --codec topk:density=0.01 --error-feedback "
+        "off\n\n" +
+        std::string(kExitCodeHelp));
+    cmd->callback([&a] { std::exit(run_simulate(a)); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,10 +201,14 @@ int main(int argc, char** argv) {
     DecodeArgs decode;
     InspectArgs inspect;
     FitArgs fit;
+    SweepArgs sweep;
+    SimulateArgs simulate;
     add_encode(app, encode);
     add_decode(app, decode);
     add_inspect(app, inspect);
     add_fit(app, fit);
+    add_sweep(app, sweep);
+    add_simulate(app, simulate);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

@@ -13,5 +13,16 @@ for spec in lossless cast:to=bf16; do
         if [ "$rss" -le "$limit_kib" ]; then pass "$spec $step peak ${rss} KiB <= ${limit_kib} KiB"; else fail "$spec $step peak ${rss} KiB > ${limit_kib} KiB"; fi
     done
 done
+# --scope group selects across a step larger than the bound: six tensors of 32 MiB in one
+# group (192 MiB) encode within 3 x 32 + 64 = 160 MiB, one tensor at a time.
+"$MAKE_BIG_DUMP" step.h5 32 6
+limit_kib=$(( (3 * 32 + 64) * 1024 ))
+for spec in topk:density=0.001 dgc:density=0.001; do
+    /usr/bin/time -f %M -o group.rss "$GC" encode step.h5 -o step.gcs --codec "$spec" --scope group --force
+    rss=$(tail -1 group.rss)
+    if [ "$rss" -le "$limit_kib" ]; then pass "$spec --scope group peak ${rss} KiB <= ${limit_kib} KiB"; else fail "$spec --scope group peak ${rss} KiB > ${limit_kib} KiB"; fi
+done
+kept=$("$GC" inspect step.gcs --json | jq '.groups[0].kept')
+[ "$kept" -gt 0 ] && pass "the step's cut kept $kept values" || fail "kept $kept"
 expect_exit 0 "the big lossless round trip is exact" -- bash -c "'$GC' encode big.h5 -o l.gcs && '$GC' decode l.gcs -o l.h5 && h5diff big.h5 l.h5"
 finish

@@ -1,5 +1,6 @@
 // Writes a dump with one large float32 tensor of gradient-like values and many small ones,
-// for the peak-memory test. usage: make_big_dump OUT.h5 MIB
+// for the peak-memory test. usage: make_big_dump OUT.h5 MIB [COUNT]: COUNT large tensors
+// (default 1) of MIB each, all in the root group.
 #include <hdf5.h>
 
 #include <cstdlib>
@@ -8,7 +9,8 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    if (argc != 3) return 2;
+    if (argc != 3 && argc != 4) return 2;
+    const int big = argc == 4 ? std::atoi(argv[3]) : 1;
     const std::size_t n = std::strtoull(argv[2], nullptr, 10) << 18;  // MiB of float32
     hid_t file = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     std::mt19937_64 rng(1);
@@ -23,7 +25,8 @@ int main(int argc, char** argv) {
         H5Dclose(d);
         H5Sclose(space);
     };
-    write("big.weight", n);
+    for (int i = 0; i < big; ++i)
+        write(i == 0 ? "big.weight" : "big_" + std::to_string(i) + ".weight", n);
     for (int i = 0; i < 200; ++i) write("small_" + std::to_string(i), 4096);
     return H5Fclose(file) < 0 ? 1 : 0;
 }

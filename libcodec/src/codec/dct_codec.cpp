@@ -9,6 +9,7 @@
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/frequency_codec.hpp"
+#include "codec/group_codecs.hpp"
 #include "index/position_coder.hpp"
 #include "transform/aligned_array.hpp"
 #include "transform/fft_backend.hpp"
@@ -85,6 +86,38 @@ std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
 }
 
 }  // namespace
+
+namespace {
+
+void transform_chunks(const FrequencyParams& params, std::span<const float> x,
+                      AlignedArray<float>& coefficients) {
+    per_chunk(ChunkLayout(x.size(), params.chunk), x.data(), coefficients.data(),
+              default_fft_backend().dct2);
+}
+
+}  // namespace
+
+void dct_group_scores(const CodecSpec& spec, std::span<const float> x, const ScoreVisitor& visit) {
+    AlignedArray<float> c(x.size());
+    transform_chunks(parse_frequency_params(spec, kDctDefaultChunk), x, c);
+    visit(std::span<const float>(c.data(), x.size()), {});
+}
+
+std::vector<std::uint8_t> encode_dct_with_cut(const CodecSpec& spec, const TensorMeta& meta,
+                                              std::span<const float> x, const GroupCut& cut,
+                                              std::uint64_t tie_budget,
+                                              const EncodeOptions& options, std::uint64_t& spent) {
+    const FrequencyParams params = parse_frequency_params(spec, kDctDefaultChunk);
+    require_finite(meta, x);
+    AlignedArray<float> c(x.size());
+    transform_chunks(params, x, c);
+    const std::span<const float> coefficients(c.data(), x.size());
+    const std::vector<std::uint64_t> kept =
+        select_with_cut(coefficients, {cut.bits, tie_budget}, {}, spent).indices;
+    std::vector<float> values(kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i) values[i] = coefficients[kept[i]];
+    return write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT");
+}
 
 const CodecDef kDctCodec{"dct",
                          kCodecDct,

@@ -14,6 +14,7 @@
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/frequency_codec.hpp"
+#include "codec/group_codecs.hpp"
 #include "index/position_coder.hpp"
 #include "transform/aligned_array.hpp"
 #include "transform/fft_backend.hpp"
@@ -248,6 +249,58 @@ std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
 }
 
 }  // namespace
+
+namespace {
+
+// The tensor's bin scores as its own encoder ranks them: energies weighted by the scalars
+// each bin carries for select=topk, magnitudes for the estimators.
+struct FftScores {
+    FftScores(const FrequencyParams& params, std::span<const float> x)
+        : layout(ChunkLayout(x.size(), params.chunk)),
+          spectrum(layout.storage()),
+          scores(layout.bin_count()),
+          weighted(params.selector == FrequencySelector::topk) {
+        transform_and_score(layout, x.data(), spectrum.data(), scores.data());
+        if (weighted) {
+            singles = layout.real_bins();
+        } else {
+            for (float& v : scores.span()) v = std::sqrt(v);
+        }
+    }
+    ElementWeights weights() const { return {weighted, singles}; }
+
+    SpectrumLayout layout;
+    AlignedArray<std::complex<float>> spectrum;
+    AlignedArray<float> scores;
+    std::vector<std::uint64_t> singles;
+    bool weighted;
+};
+
+}  // namespace
+
+std::uint64_t fft_group_score_count(const CodecSpec& spec, std::uint64_t n) {
+    const FrequencyParams params = parse_frequency_params(spec, kFftDefaultChunk);
+    return SpectrumLayout(ChunkLayout(n, params.chunk)).bin_count();
+}
+
+void fft_group_scores(const CodecSpec& spec, std::span<const float> x, const ScoreVisitor& visit) {
+    const FftScores s(parse_frequency_params(spec, kFftDefaultChunk), x);
+    visit(s.scores.span(), s.weights());
+}
+
+std::vector<std::uint8_t> encode_fft_with_cut(const CodecSpec& spec, const TensorMeta& meta,
+                                              std::span<const float> x, const GroupCut& cut,
+                                              std::uint64_t tie_budget,
+                                              const EncodeOptions& options, std::uint64_t& spent) {
+    const FrequencyParams params = parse_frequency_params(spec, kFftDefaultChunk);
+    require_finite(meta, x);  // a non-finite bin could fall below another tensor's cut
+    const FftScores s(params, x);
+    const std::vector<std::uint64_t> kept =
+        select_with_cut(s.scores.span(), {cut.bits, tie_budget}, s.weights(), spent).indices;
+    const std::vector<float> values = gather_values(s.layout, s.spectrum.data(), kept);
+    return write_frequency_payload(params, meta, x, kept, s.layout.bin_count(), values, options,
+                                   "FFT");
+}
 
 const CodecDef kFftCodec{"fft",
                          kCodecFft,

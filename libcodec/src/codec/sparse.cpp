@@ -13,11 +13,13 @@
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
+#include "codec/group_codecs.hpp"
 #include "codec/sparse_params.hpp"
 #include "codec/sparse_payload.hpp"
 #include "codec/zstd_section.hpp"
 #include "common/byte_io.hpp"
 #include "index/position_coder.hpp"
+#include "select/cut.hpp"
 #include "select/threshold.hpp"
 #include "select/topk.hpp"
 
@@ -226,6 +228,28 @@ std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
 }
 
 }  // namespace
+
+void sparse_group_scores(std::span<const float> x, const ScoreVisitor& visit) {
+    visit(x, {});
+}
+
+std::vector<std::uint8_t> encode_sparse_with_cut(const CodecSpec& spec, const TensorMeta& meta,
+                                                 std::span<const float> x, const GroupCut& cut,
+                                                 std::uint64_t tie_budget,
+                                                 const EncodeOptions& options,
+                                                 std::uint64_t& spent) {
+    const SparseParams p = parse_sparse_params(spec);
+    if (!options.allow_nonfinite && !all_finite(x)) require_finite(meta, x);
+    const Selection s = select_with_cut(x, {cut.bits, tie_budget}, {}, spent);
+    std::vector<float> values(s.indices.size());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = x[s.indices[i]];
+    const bool sidco = p.selector == Selector::sidco;
+    const SparseChoice choice{sidco ? static_cast<std::uint8_t>(p.sidco.dist) : std::uint8_t{0},
+                              sidco ? std::max<std::uint8_t>(cut.stages, 1) : std::uint8_t{0},
+                              p.selector == Selector::threshold ? -1.0 : cut.target_density,
+                              cut.threshold};
+    return write_sparse_payload(p, meta, choice, s.indices, values, x.size(), options);
+}
 
 // Achieved count and threshold are in the header; inspect reads them via describe.
 const CodecDef kTopkCodec{

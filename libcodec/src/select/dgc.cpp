@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "select/magnitude_scan.hpp"
+#include "select/radix_cut.hpp"
 #include "select/topk.hpp"
 
 namespace gradcodec {
@@ -46,27 +47,70 @@ Selection topk_among(std::span<const float> x, std::uint32_t lo, std::uint64_t c
 // fractional stride n/samples from a random start, so the sample spans the whole tensor. (A
 // whole-number stride floor(n/samples) leaves the last n mod samples elements unsampled: up to
 // half the tensor when n < 2*samples, which ceil(2/density) samples make common.)
-std::vector<std::uint64_t> dgc_sample_positions(std::uint64_t n, const DgcParams& p) {
-    if (n == 0) return {};
+DgcSampleWalk::DgcSampleWalk(std::uint64_t n, const DgcParams& p) {
+    if (n == 0) return;
     const double wanted =
         std::max(std::ceil(p.sample * static_cast<double>(n)), std::ceil(2.0 / p.density));
-    const std::uint64_t samples =
-        wanted >= static_cast<double>(n) ? n : static_cast<std::uint64_t>(wanted);
+    samples_ = wanted >= static_cast<double>(n) ? n : static_cast<std::uint64_t>(wanted);
     const std::uint64_t offset = splitmix64(p.seed) % n;
     // Bresenham steps through (offset + i*n) / samples: quotient and remainder, no overflow.
-    const std::uint64_t step = n / samples, carry = n % samples;
-    std::uint64_t position = offset / samples, remainder = offset % samples;
-    std::vector<std::uint64_t> out(samples);
-    for (std::uint64_t i = 0; i < samples; ++i) {
-        out[i] = position;
-        position += step;
-        remainder += carry;
-        if (remainder >= samples) {
-            remainder -= samples;
-            ++position;
-        }
+    step_ = n / samples_;
+    carry_ = n % samples_;
+    position_ = offset / samples_;
+    remainder_ = offset % samples_;
+}
+
+void DgcSampleWalk::advance() {
+    ++taken_;
+    position_ += step_;
+    remainder_ += carry_;
+    if (remainder_ >= samples_) {
+        remainder_ -= samples_;
+        ++position_;
     }
+}
+
+std::vector<std::uint64_t> dgc_sample_positions(std::uint64_t n, const DgcParams& p) {
+    DgcSampleWalk walk(n, p);
+    std::vector<std::uint64_t> out;
+    out.reserve(walk.size());
+    for (; !walk.done(); walk.advance()) out.push_back(walk.position());
     return out;
+}
+
+MagnitudeCut group_dgc_cut(const ScorePasses& passes, std::uint64_t n, const DgcParams& params) {
+    if (n == 0) return {0x7fffffffu, 0};
+    const ScorePasses counted = [&](const ScoreVisitor& visit) {
+        passes([&](std::span<const float> x, const ElementWeights&) { visit(x, {}); });
+    };
+    // The sample's top-k cut, over the sampled elements of each tensor in turn.
+    const ScorePasses sampled = [&](const ScoreVisitor& visit) {
+        DgcSampleWalk walk(n, params);
+        std::uint64_t first = 0;
+        std::vector<float> picked;
+        passes([&](std::span<const float> x, const ElementWeights&) {
+            picked.clear();
+            for (; !walk.done() && walk.position() < first + x.size(); walk.advance()) {
+                picked.push_back(x[walk.position() - first]);
+            }
+            first += x.size();
+            visit(picked, {});
+        });
+    };
+    const std::uint64_t samples = DgcSampleWalk(n, params).size();
+    std::uint32_t thr = group_topk_cut(sampled, topk_count(samples, params.density)).bits;
+    const std::uint64_t k = topk_count(n, params.density);
+    const double target = params.density * static_cast<double>(n);
+    const std::uint64_t k_high = std::max(k, static_cast<std::uint64_t>(1.3 * target));
+    const double k_low = 0.8 * static_cast<double>(k);
+    for (int round = 0; round < kDgcRounds; ++round) {
+        const std::uint64_t selected = group_count_at_least(counted, thr);
+        if (selected > k_high) return group_topk_cut(counted, k);
+        const bool last = round + 1 == kDgcRounds;
+        if (static_cast<double>(selected) >= k_low || last || thr == 0) break;
+        thr = magnitude_bits(std::bit_cast<float>(thr) * 0.8f);
+    }
+    return {thr, kKeepAllTies};
 }
 
 Selection select_dgc(std::span<const float> x, const DgcParams& params) {

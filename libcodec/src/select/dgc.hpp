@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "select/cut.hpp"
 #include "select/selection.hpp"
 
 namespace gradcodec {
@@ -22,5 +23,24 @@ Selection select_dgc(std::span<const float> x, const DgcParams& params);
 
 // The ascending element indices of the threshold's sample, spread over all n elements.
 std::vector<std::uint64_t> dgc_sample_positions(std::uint64_t n, const DgcParams& params);
+
+// The same positions one at a time, for samples of a group too large to list.
+class DgcSampleWalk {
+  public:
+    DgcSampleWalk(std::uint64_t n, const DgcParams& params);
+    std::uint64_t size() const { return samples_; }
+    bool done() const { return taken_ == samples_; }
+    std::uint64_t position() const { return position_; }  // the current sample, while !done()
+    void advance();
+
+  private:
+    std::uint64_t samples_ = 0, step_ = 0, carry_ = 0;
+    std::uint64_t position_ = 0, remainder_ = 0, taken_ = 0;
+};
+
+// DGC over a group of n elements in all, as if they were one tensor: the strided sample
+// spans the whole group, and the adapted threshold (or the exact top-k fallback) is one cut
+// for every tensor. Weights are ignored: DGC counts elements.
+MagnitudeCut group_dgc_cut(const ScorePasses& passes, std::uint64_t n, const DgcParams& params);
 
 }  // namespace gradcodec

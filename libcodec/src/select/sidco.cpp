@@ -7,6 +7,7 @@
 
 #include "fit/distribution.hpp"
 #include "select/magnitude_scan.hpp"
+#include "select/radix_cut.hpp"
 #include "select/threshold.hpp"
 
 namespace gradcodec {
@@ -69,7 +70,95 @@ double log_distance(std::uint64_t count, double target) {
     return std::fabs(std::log(static_cast<double>(count) / target));
 }
 
+void merge(TailStats& into, const TailStats& part) {
+    if (part.count == 0) return;
+    into.min = into.count == 0 ? part.min : std::min(into.min, part.min);
+    into.count += part.count;
+    into.sum += part.sum;
+    into.sum_squares += part.sum_squares;
+}
+
+TailStats group_tail_stats(const ScorePasses& passes, float above) {
+    TailStats total;
+    passes([&](std::span<const float> x, const ElementWeights&) {
+        merge(total, tail_stats(x, above));
+    });
+    return total;
+}
+
+DistFit group_first_fit(const ScorePasses& passes, std::uint64_t n, Distribution d) {
+    if (d == Distribution::gamma) {
+        LogStats total;
+        passes([&](std::span<const float> x, const ElementWeights&) {
+            const LogStats part = log_stats(x);
+            total.nonzero += part.nonzero;
+            total.sum += part.sum;
+            total.sum_log += part.sum_log;
+        });
+        return fit_gamma(total, n);
+    }
+    const TailStats s = group_tail_stats(passes, -1.0f);
+    return d == Distribution::exp ? fit_exp(s) : fit_gpareto(s);
+}
+
+// staged_threshold with each stage's sums taken over the group in one pass.
+double group_staged_threshold(const ScorePasses& passes, double eta1, int stages, double density,
+                              std::uint64_t n, Distribution d) {
+    const double target = density * static_cast<double>(n);
+    const Distribution later = d == Distribution::exp ? Distribution::exp : Distribution::gpareto;
+    double eta = eta1;
+    for (int stage = 1; stage < stages; ++stage) {
+        const TailStats s = group_tail_stats(passes, float_threshold(eta));
+        if (s.count == 0) break;
+        const double tmin = s.min;
+        const DistFit f = later == Distribution::exp ? fit_exp(s, tmin) : fit_gpareto(s, tmin);
+        const double per = std::pow(target / static_cast<double>(s.count), 1.0 / (stages - stage));
+        if (per >= 1.0) break;
+        eta = tmin + tail_quantile(f, per);
+    }
+    return eta;
+}
+
 }  // namespace
+
+SidcoThreshold group_sidco_threshold(const ScorePasses& passes, std::uint64_t n,
+                                     const SidcoParams& p) {
+    SidcoThreshold out;
+    if (n == 0) return out;
+    const DistFit f1 = group_first_fit(passes, n, p.dist);
+    const auto count_above = [&](float t) { return group_count_at_least(passes, bits_above(t)); };
+    if (p.stages == 1 || p.density >= kSidcoFirstDensity) {
+        out.threshold = float_threshold(tail_quantile(f1, p.density));
+        out.count = count_above(out.threshold);
+        return out;
+    }
+    const double eta1 = tail_quantile(f1, kSidcoFirstDensity);
+    const double target = p.density * static_cast<double>(n);
+    auto attempt = [&](int stages) {
+        SidcoThreshold t;
+        t.stages = stages;
+        const double eta = stages == 1
+                               ? tail_quantile(f1, p.density)
+                               : group_staged_threshold(passes, eta1, stages, p.density, n, p.dist);
+        t.threshold = float_threshold(std::max(eta, eta1));
+        t.count = count_above(t.threshold);
+        return t;
+    };
+    if (p.stages > 1) return attempt(p.stages);
+    SidcoThreshold best;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (int m = 1; m <= sidco_auto_stage_bound(p.density); ++m) {
+        const SidcoThreshold t = attempt(m);
+        const double ratio = static_cast<double>(t.count) / target;
+        if (ratio >= kSidcoAcceptLow && ratio <= kSidcoAcceptHigh) return t;
+        const double d = log_distance(t.count, target);
+        if (m == 1 || d < best_distance) {
+            best = t;
+            best_distance = d;
+        }
+    }
+    return best;
+}
 
 int sidco_auto_stage_bound(double density) {
     const int b = static_cast<int>(std::ceil(std::log(density) / std::log(0.5)));

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "gradcodec/fit.hpp"
+#include "select/cut.hpp"
 #include "select/selection.hpp"
 
 namespace gradcodec {
@@ -33,6 +34,12 @@ struct SidcoThreshold {
 // density lies in [0.8, 1.25]; when none does it keeps the one nearest the target (in
 // |ln ratio|, ties to fewer stages). No state outlives the call.
 SidcoThreshold sidco_threshold(std::span<const float> x, const SidcoParams& params);
+
+// SIDCo over a group of n elements in all, as if they were one tensor: one fit on the
+// group's magnitudes, each stage a pass over the group's sums, so the group is never held.
+// Weights are ignored: SIDCo counts elements.
+SidcoThreshold group_sidco_threshold(const ScorePasses& passes, std::uint64_t n,
+                                     const SidcoParams& params);
 
 Selection select_sidco(std::span<const float> x, const SidcoParams& params);
 

@@ -1,0 +1,230 @@
+// gradcodec sweep: every codec of a list encodes and decodes the dump in memory, one step at
+// a time; the table (or JSON, CSV) and the plot answer "which codec for my gradients".
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "atomic_output.hpp"
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "dump_groups.hpp"
+#include "exit_codes.hpp"
+#include "hdf5_dump.hpp"
+#include "svg_plot.hpp"
+#include "unit_encoding.hpp"
+
+namespace gradcodec::cli {
+namespace {
+
+// Every family at several rates, from about 0.05 to 32 bits per value.
+constexpr const char* kDefaultCodecs =
+    "lossless;cast:to=bf16;rangeq:bits=4;rangeq:bits=6;rangeq:bits=8;rangeq:bits=12;"
+    "topk:density=0.001;topk:density=0.01;topk:density=0.1;"
+    "dgc:density=0.001;dgc:density=0.01;dgc:density=0.1;"
+    "sidco:density=0.001;sidco:density=0.01;sidco:density=0.1;"
+    "fft:density=0.01;fft:density=0.05;fft:density=0.15;"
+    "dct:density=0.01;dct:density=0.05;dct:density=0.15";
+
+std::vector<CodecSpec> parse_codec_list(const std::string& text) {
+    std::vector<CodecSpec> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto end = std::min(text.find(';', start), text.size());
+        std::string item = text.substr(start, end - start);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty()) {
+            out.push_back(parse_codec_spec(item));
+            validate_codec_spec(out.back());
+        }
+        start = end + 1;
+    }
+    if (out.empty()) fail(ErrorKind::usage, "--codecs: no codec spec given");
+    return out;
+}
+
+struct Row {
+    CodecSpec spec;
+    std::uint64_t elements = 0, bytes_in = 0, record_bytes = 0;
+    double sq_error = 0, sq_original = 0, sq_decoded = 0, product = 0;
+    double encode_seconds = 0, decode_seconds = 0;
+    bool grouped = false;
+    bool pareto = false;
+
+    void add(const UnitMeasure& m) {
+        elements += m.elements;
+        bytes_in += m.bytes_in;
+        record_bytes += m.record_bytes;
+        sq_error += m.metrics.sum_sq_error;
+        sq_original += m.metrics.sum_sq_original;
+        sq_decoded += m.metrics.sum_sq_decoded;
+        product += m.metrics.sum_product;
+        encode_seconds += m.encode_seconds;
+        decode_seconds += m.decode_seconds;
+    }
+    double bits() const { return elements ? 8.0 * double(record_bytes) / double(elements) : 0; }
+    double ratio() const { return record_bytes ? double(bytes_in) / double(record_bytes) : 0; }
+    double rel_l2() const {
+        if (sq_original > 0) return std::sqrt(sq_error / sq_original);
+        return sq_error > 0 ? INFINITY : 0.0;
+    }
+    double cosine() const {
+        if (sq_original == 0 && sq_decoded == 0) return 1.0;
+        if (sq_original == 0 || sq_decoded == 0) return 0.0;
+        return product / std::sqrt(sq_original * sq_decoded);
+    }
+    double encode_mb_s() const {
+        return encode_seconds > 0 ? double(bytes_in) / 1e6 / encode_seconds : 0;
+    }
+    double decode_mb_s() const {
+        return decode_seconds > 0 ? double(bytes_in) / 1e6 / decode_seconds : 0;
+    }
+};
+
+// On the front when no other row is at most as large and at most as wrong, and better in one.
+void mark_pareto(std::vector<Row>& rows) {
+    for (auto& r : rows) {
+        r.pareto = std::none_of(rows.begin(), rows.end(), [&](const Row& o) {
+            return o.bits() <= r.bits() && o.rel_l2() <= r.rel_l2() &&
+                   (o.bits() < r.bits() || o.rel_l2() < r.rel_l2());
+        });
+    }
+}
+
+std::string fmt(const char* format, double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, format, v);
+    return b;
+}
+
+nlohmann::ordered_json number(double v) {
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+void print_table(const std::vector<Row>& rows) {
+    std::vector<std::vector<std::string>> cells{{"codec", "scope", "bits/value", "ratio", "rel_l2",
+                                                 "cosine", "enc_MB/s", "dec_MB/s", "pareto"}};
+    for (const auto& r : rows) {
+        cells.push_back({r.spec.to_string(), r.grouped ? "group" : "tensor", fmt("%.4f", r.bits()),
+                         fmt("%.2f", r.ratio()), fmt("%.4g", r.rel_l2()), fmt("%.6f", r.cosine()),
+                         fmt("%.1f", r.encode_mb_s()), fmt("%.1f", r.decode_mb_s()),
+                         r.pareto ? "*" : ""});
+    }
+    std::vector<std::size_t> width(cells[0].size(), 0);
+    for (const auto& row : cells)
+        for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (const auto& row : cells) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            const std::string pad(width[i] - row[i].size(), ' ');
+            line += (i ? "  " : "") + (i < 2 ? row[i] + pad : pad + row[i]);
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        std::printf("%s\n", line.c_str());
+    }
+}
+
+void print_csv(const std::vector<Row>& rows) {
+    std::printf("codec,scope,bits_per_value,ratio,rel_l2,cosine,encode_mb_s,decode_mb_s,pareto\n");
+    for (const auto& r : rows) {
+        std::printf("\"%s\",%s,%.6g,%.6g,%.6g,%.9g,%.6g,%.6g,%d\n", r.spec.to_string().c_str(),
+                    r.grouped ? "group" : "tensor", r.bits(), r.ratio(), r.rel_l2(), r.cosine(),
+                    r.encode_mb_s(), r.decode_mb_s(), r.pareto ? 1 : 0);
+    }
+}
+
+void print_json(const SweepArgs& args, const std::vector<Row>& rows) {
+    nlohmann::ordered_json codecs = nlohmann::ordered_json::array();
+    for (const auto& r : rows) {
+        codecs.push_back({{"codec", r.spec.to_string()},
+                          {"family", r.spec.name},
+                          {"scope", r.grouped ? "group" : "tensor"},
+                          {"bits_per_value", number(r.bits())},
+                          {"ratio", number(r.ratio())},
+                          {"rel_l2", number(r.rel_l2())},
+                          {"cosine", number(r.cosine())},
+                          {"encode_mb_s", number(r.encode_mb_s())},
+                          {"decode_mb_s", number(r.decode_mb_s())},
+                          {"pareto", r.pareto}});
+    }
+    const nlohmann::ordered_json out{{"input", args.input},
+                                     {"values", rows.empty() ? 0 : rows[0].elements},
+                                     {"bytes_in", rows.empty() ? 0 : rows[0].bytes_in},
+                                     {"codecs", codecs}};
+    std::printf("%s\n", out.dump(2).c_str());
+}
+
+void write_plot(const SweepArgs& args, const std::vector<Row>& rows) {
+    std::vector<PlotSeries> series;
+    bool exact_left_out = false;
+    for (const auto& r : rows) {
+        if (!(r.rel_l2() > 0)) {
+            exact_left_out = true;
+            continue;
+        }
+        auto it = std::find_if(series.begin(), series.end(),
+                               [&](const PlotSeries& s) { return s.name == r.spec.name; });
+        if (it == series.end()) it = series.insert(series.end(), PlotSeries{r.spec.name, {}});
+        it->points.push_back({r.bits(), r.rel_l2(), r.pareto});
+    }
+    const std::string name = args.input.substr(args.input.rfind('/') + 1);
+    const PlotText text{"Rate and distortion: " + name, "bits per value (whole records)",
+                        "relative L2 error",
+                        exact_left_out ? "exact codecs (rel L2 = 0) not drawn" : ""};
+    const std::string svg = render_svg(text, series);
+    AtomicOutput out(args.plot);
+    if (std::fwrite(svg.data(), 1, svg.size(), out.file()) != svg.size()) {
+        fail(ErrorKind::io, args.plot + ": write failed: " + std::strerror(errno));
+    }
+    out.commit();
+}
+
+}  // namespace
+
+int run_sweep(const SweepArgs& args) {
+    if (args.json && args.csv) fail(ErrorKind::usage, "--json and --csv exclude each other");
+    const Scope scope = parse_scope(args.scope);
+    std::vector<Row> rows;
+    for (auto& spec : parse_codec_list(args.codecs.empty() ? kDefaultCodecs : args.codecs))
+        rows.push_back({spec});
+    if (!args.plot.empty()) {
+        const bool svg =
+            args.plot.size() > 4 && args.plot.compare(args.plot.size() - 4, 4, ".svg") == 0;
+        if (!svg)
+            fail(ErrorKind::usage, "--plot " + args.plot + ": the plot is SVG; name it FILE.svg");
+        check_output_path(args.input, args.plot, args.force);
+    }
+    Hid file = open_dump(args.input);
+    const std::vector<DumpGroup> groups = float_groups(args.input, file.get(), args.select);
+    if (groups.empty())
+        fail(ErrorKind::bad_input,
+             args.input + ": no float dataset" + (args.select.empty() ? "" : " matches --select"));
+    for (const DumpGroup& g : groups) {
+        // One step in memory at a time, so every codec sees the same bytes without re-reading.
+        std::vector<std::vector<std::byte>> values;
+        for (const UnitTensor& t : g.tensors)
+            values.push_back(load_tensor(args.input, file.get(), t));
+        const TensorLoader load = [&values](std::size_t i) { return values[i]; };
+        for (Row& row : rows) {
+            try {
+                row.add(measure_unit(row.spec, scope, g.tensors, load, EncodeOptions{}));
+            } catch (const Error& e) {
+                fail(e.kind(), "codec " + row.spec.to_string() + ": " + e.what());
+            }
+            row.grouped = scope == Scope::group && has_group_scope(row.spec);
+        }
+    }
+    mark_pareto(rows);
+    if (!args.plot.empty()) write_plot(args, rows);
+    if (args.json) {
+        print_json(args, rows);
+    } else if (args.csv) {
+        print_csv(rows);
+    } else {
+        print_table(rows);
+    }
+    return kExitOk;
+}
+
+}  // namespace gradcodec::cli

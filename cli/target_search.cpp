@@ -1,0 +1,218 @@
+#include "target_search.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include "cli_support.hpp"
+
+namespace gradcodec::cli {
+namespace {
+
+enum class Knob { none, density, bits, cast };
+
+Knob knob_of(const CodecSpec& spec) {
+    for (const char* name : {"topk", "dgc", "sidco", "fft", "dct"})
+        if (spec.name == name) return Knob::density;
+    if (spec.name == "rangeq") return Knob::bits;
+    if (spec.name == "cast") return Knob::cast;
+    return Knob::none;
+}
+
+std::string short_number(double v, int digits = 6) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+    return buffer;
+}
+
+double round_digits(double v, int digits) {
+    return std::strtod(short_number(v, digits).c_str(), nullptr);
+}
+
+CodecSpec with_param(CodecSpec spec, const std::string& key, const std::string& value) {
+    for (auto& [k, v] : spec.params) {
+        if (k == key) {
+            v = value;
+            return spec;
+        }
+    }
+    spec.params.emplace_back(key, value);
+    return spec;
+}
+
+std::string unit_name(std::span<const UnitTensor> unit) {
+    if (unit.size() == 1) return unit[0].meta.name;
+    const std::string& first = unit[0].meta.name;
+    return first.substr(0, first.rfind('/')) + " (" + std::to_string(unit.size()) + " tensors)";
+}
+
+double bits_per_value(const UnitMeasure& m) {
+    return m.elements ? 8.0 * double(m.record_bytes) / double(m.elements) : 0.0;
+}
+
+std::string describe(const CodecSpec& spec, const UnitMeasure& m) {
+    std::string s = spec.to_string() + " (" + short_number(bits_per_value(m), 4) + " bits/value";
+    if (m.metrics.count) s += ", rel_l2 " + short_number(m.metrics.rel_l2, 4);
+    return s + ")";
+}
+
+// The cheapest pointwise-safe setting for one tensor (the library searches and verifies).
+TargetChoice pointwise_choice(const CodecSpec& spec, const Target& target, const UnitTensor& t,
+                              const TensorLoader& load, const EncodeOptions& options) {
+    const PointwiseBound bound{
+        target.kind == TargetKind::abs ? PointwiseKind::abs : PointwiseKind::rel, target.value};
+    const CodecSpec chosen = choose_pointwise(spec, bound, t.meta, load(0), options);
+    return {chosen, chosen.to_string()};
+}
+
+// Bisection over density in log space for the boundary of `ok`, which holds at one end.
+// `want_high`: the largest density where ok holds (a rate budget); otherwise the smallest.
+TargetChoice density_search(const CodecSpec& spec, const Target& target, Scope scope,
+                            std::span<const UnitTensor> unit, const TensorLoader& load,
+                            const EncodeOptions& options) {
+    std::uint64_t n = 0;
+    for (const UnitTensor& t : unit) n += t.meta.element_count();
+    const bool rate = target.kind == TargetKind::bits;
+    const double budget_bytes = std::floor(target.value * double(n) / 8.0);
+    auto measure = [&](double density) {
+        const CodecSpec c = with_param(spec, "density", short_number(density, 5));
+        return std::pair{c, measure_unit(c, scope, unit, load, options, !rate)};
+    };
+    auto ok = [&](const UnitMeasure& m) {
+        return rate ? double(m.record_bytes) <= budget_bytes : m.metrics.rel_l2 <= target.value;
+    };
+    const double lowest =
+        std::max(1e-12, round_digits(0.5 / double(std::max<std::uint64_t>(n, 1)), 5));
+    auto [low_spec, low] = measure(lowest);
+    auto [high_spec, high] = measure(1.0);
+    if (rate ? !ok(low) : !ok(high)) {
+        const auto& [s, m] = rate ? std::pair{low_spec, low} : std::pair{high_spec, high};
+        fail(ErrorKind::usage, unit_name(unit) + ": --target " + target.text +
+                                   " is out of reach for " + spec.name + ": " + describe(s, m) +
+                                   " is the closest");
+    }
+    if (rate && ok(high)) return {high_spec, describe(high_spec, high)};
+    if (!rate && ok(low)) return {low_spec, describe(low_spec, low)};
+    // Invariant: ok at `good`, not ok at `bad`.
+    double good = rate ? lowest : 1.0, bad = rate ? 1.0 : lowest;
+    std::pair<CodecSpec, UnitMeasure> best =
+        rate ? std::pair{low_spec, low} : std::pair{high_spec, high};
+    for (int i = 0; i < 48; ++i) {
+        const double mid = round_digits(std::sqrt(good * bad), 5);
+        if (mid == good || mid == bad) break;
+        auto trial = measure(mid);
+        if (ok(trial.second)) {
+            good = mid;
+            best = std::move(trial);
+        } else {
+            bad = mid;
+        }
+    }
+    return {best.first, describe(best.first, best.second)};
+}
+
+TargetChoice bits_search(const CodecSpec& spec, const Target& target, Scope scope,
+                         std::span<const UnitTensor> unit, const TensorLoader& load,
+                         const EncodeOptions& options) {
+    std::uint64_t n = 0;
+    for (const UnitTensor& t : unit) n += t.meta.element_count();
+    const bool rate = target.kind == TargetKind::bits;
+    const double budget_bytes = std::floor(target.value * double(n) / 8.0);
+    std::optional<std::pair<CodecSpec, UnitMeasure>> chosen, closest;
+    // More bits cost more and err less: a rate keeps the last that fits, an error the first.
+    for (int bits = 2; bits <= 16; ++bits) {
+        const CodecSpec c = with_param(spec, "bits", std::to_string(bits));
+        UnitMeasure m = measure_unit(c, scope, unit, load, options, !rate);
+        const bool ok =
+            rate ? double(m.record_bytes) <= budget_bytes : m.metrics.rel_l2 <= target.value;
+        if (!closest || !rate) closest.emplace(c, m);
+        if (!ok) {
+            if (rate) break;
+            continue;
+        }
+        chosen.emplace(c, std::move(m));
+        if (!rate) break;
+    }
+    if (!chosen) {
+        fail(ErrorKind::usage, unit_name(unit) + ": --target " + target.text +
+                                   " is out of reach for rangeq: " +
+                                   describe(closest->first, closest->second) + " is the closest");
+    }
+    return {chosen->first, describe(chosen->first, chosen->second)};
+}
+
+}  // namespace
+
+Target parse_target(const std::string& text) {
+    const auto eq = text.find('=');
+    const std::string key = text.substr(0, eq);
+    Target t;
+    t.text = text;
+    if (key == "bits")
+        t.kind = TargetKind::bits;
+    else if (key == "rel_l2")
+        t.kind = TargetKind::rel_l2;
+    else if (key == "abs")
+        t.kind = TargetKind::abs;
+    else if (key == "rel")
+        t.kind = TargetKind::rel;
+    else
+        fail(ErrorKind::usage, "--target " + text + ": expected bits=B, rel_l2=E, abs=A or rel=R");
+    const std::string value = eq == std::string::npos ? "" : text.substr(eq + 1);
+    char* end = nullptr;
+    t.value = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !std::isfinite(t.value) || !(t.value > 0) ||
+        (t.kind == TargetKind::bits && t.value > 64)) {
+        fail(ErrorKind::usage, "--target " + text + ": " + key + " needs a number " +
+                                   (t.kind == TargetKind::bits ? "in (0, 64]" : "> 0"));
+    }
+    return t;
+}
+
+bool is_pointwise(const Target& target) {
+    return target.kind == TargetKind::abs || target.kind == TargetKind::rel;
+}
+
+void check_target_applies(const CodecSpec& spec, const Target& target) {
+    const Knob knob = knob_of(spec);
+    const bool fits = is_pointwise(target) ? knob == Knob::bits || knob == Knob::cast
+                                           : knob == Knob::bits || knob == Knob::density;
+    if (!fits) {
+        fail(ErrorKind::usage,
+             "--target " + target.text + ": codec '" + spec.name + "' has no knob for it; " +
+                 (is_pointwise(target)
+                      ? "abs= and rel= apply to rangeq and cast"
+                      : "bits= and rel_l2= apply to topk, dgc, sidco, fft, dct (density) "
+                        "and rangeq (bits)"));
+    }
+    for (const char* key : {"density", "count", "bits", "to"}) {
+        if (!spec.get(key)) continue;
+        const bool chosen = (knob == Knob::density && (std::strcmp(key, "density") == 0 ||
+                                                       std::strcmp(key, "count") == 0)) ||
+                            (knob == Knob::bits && std::strcmp(key, "bits") == 0) ||
+                            (knob == Knob::cast && std::strcmp(key, "to") == 0);
+        if (chosen) {
+            fail(ErrorKind::usage, "--target " + target.text + " chooses " + key +
+                                       "=; remove it from the codec spec '" + spec.to_string() +
+                                       "'");
+        }
+    }
+}
+
+TargetChoice choose_for_target(const CodecSpec& spec, const Target& target, Scope scope,
+                               std::span<const UnitTensor> unit, const TensorLoader& load,
+                               const EncodeOptions& options) {
+    check_target_applies(spec, target);
+    if (is_pointwise(target)) {
+        if (unit.size() != 1) fail(ErrorKind::usage, "pointwise targets apply tensor by tensor");
+        return pointwise_choice(spec, target, unit[0], load, options);
+    }
+    if (knob_of(spec) == Knob::bits) return bits_search(spec, target, scope, unit, load, options);
+    return density_search(spec, target, scope, unit, load, options);
+}
+
+}  // namespace gradcodec::cli

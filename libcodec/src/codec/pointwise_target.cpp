@@ -1,0 +1,102 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/float_values.hpp"
+#include "gradcodec/error.hpp"
+#include "gradcodec/pointwise.hpp"
+
+namespace gradcodec {
+namespace {
+
+CodecSpec with_param(CodecSpec spec, const std::string& key, const std::string& value) {
+    for (auto& [k, v] : spec.params) {
+        if (k == key) {
+            v = value;
+            return spec;
+        }
+    }
+    spec.params.emplace_back(key, value);
+    return spec;
+}
+
+// Cheapest first: rangeq by bits, then mantissa (the per-tensor choice before each fixed m).
+std::vector<CodecSpec> candidates(const CodecSpec& spec) {
+    if (spec.name == "cast") return {with_param(spec, "to", "bf16"), with_param(spec, "to", "f16")};
+    std::vector<CodecSpec> out;
+    for (int bits = 2; bits <= 16; ++bits) {
+        const CodecSpec b = with_param(spec, "bits", std::to_string(bits));
+        out.push_back(b);
+        if (spec.get("mantissa")) continue;
+        for (int m = 0; m <= std::min(23, bits - 1); ++m) {
+            out.push_back(with_param(b, "mantissa", std::to_string(m)));
+        }
+    }
+    return out;
+}
+
+std::string describe(const PointwiseBound& b) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%s=%g", b.kind == PointwiseKind::abs ? "abs" : "rel",
+                  b.value);
+    return text;
+}
+
+}  // namespace
+
+double pointwise_excess(const PointwiseBound& bound, DType dtype,
+                        std::span<const std::byte> original, std::span<const std::byte> decoded) {
+    const std::size_t n = original.size() / dtype_size(dtype);
+    double worst = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double x = float_element(dtype, original, i);
+        const double y = float_element(dtype, decoded, i);
+        if (x == y) continue;  // exact, including equal infinities
+        const double error = std::fabs(y - x);
+        const double allowed =
+            bound.kind == PointwiseKind::abs ? bound.value : bound.value * std::fabs(x);
+        if (!std::isfinite(error) || !(allowed > 0)) return std::numeric_limits<double>::infinity();
+        worst = std::max(worst, error / allowed);
+    }
+    return worst;
+}
+
+CodecSpec choose_pointwise(const CodecSpec& spec, const PointwiseBound& bound,
+                           const TensorMeta& meta, std::span<const std::byte> data,
+                           const EncodeOptions& options) {
+    if (spec.name != "rangeq" && spec.name != "cast") {
+        fail(ErrorKind::usage, "codec '" + spec.name +
+                                   "' has no setting for a pointwise bound; abs= and rel= apply "
+                                   "to rangeq and cast");
+    }
+    if (!(bound.value > 0) || !std::isfinite(bound.value)) {
+        fail(ErrorKind::usage, "a pointwise bound needs a finite value > 0");
+    }
+    double closest = std::numeric_limits<double>::infinity();
+    std::vector<std::byte> decoded(data.size());
+    for (const CodecSpec& c : candidates(spec)) {
+        try {
+            validate_codec_spec(c);
+            const EncodedTensor e = encode_tensor(c, meta, data, options);
+            decode_tensor(e.codec_id, meta, e.payload, decoded);
+        } catch (const Error& e) {
+            // A mantissa that makes no ladder for these bits, or values a cast cannot hold.
+            if (e.kind() == ErrorKind::usage || e.kind() == ErrorKind::bad_input) continue;
+            throw;
+        }
+        const double excess = pointwise_excess(bound, meta.dtype, data, decoded);
+        if (excess <= 1.0) return c;
+        closest = std::min(closest, excess);
+    }
+    char how[64];
+    std::snprintf(how, sizeof how, "%.3g times the bound", closest);
+    fail(ErrorKind::usage, meta.name + ": no " + spec.name + " setting keeps every value within " +
+                               describe(bound) + " (the closest errs by " +
+                               (std::isfinite(closest) ? std::string(how) : "an unbounded factor") +
+                               "); use lossless, or a looser bound");
+}
+
+}  // namespace gradcodec
