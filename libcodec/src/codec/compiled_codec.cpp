@@ -6,6 +6,7 @@
 #include <string>
 
 #include "codec/codec_def.hpp"
+#include "codec/float_codec.hpp"
 #include "codec/residual.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
@@ -36,11 +37,7 @@ void check_values(const CodecDef& codec, const TensorMeta& meta,
                                        " bytes given, shape " + shape_to_string(meta.shape) +
                                        " needs " + std::to_string(meta.byte_count()));
     }
-    if (codec.floats_only && !is_float(meta.dtype)) {
-        fail(ErrorKind::usage, meta.name + ": codec '" + std::string(codec.name) +
-                                   "' applies to float tensors only, not " +
-                                   std::string(dtype_name(meta.dtype)));
-    }
+    if (codec.floats_only) require_float_tensor(codec.name, meta);
 }
 
 }  // namespace

@@ -9,6 +9,14 @@
 
 namespace gradcodec {
 
+void require_float_tensor(std::string_view codec, const TensorMeta& meta) {
+    if (!is_float(meta.dtype)) {
+        fail(ErrorKind::usage, meta.name + ": codec '" + std::string(codec) +
+                                   "' applies to float tensors only, not " +
+                                   std::string(dtype_name(meta.dtype)));
+    }
+}
+
 void require_finite(const TensorMeta& meta, std::span<const float> values) {
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (!std::isfinite(values[i])) {

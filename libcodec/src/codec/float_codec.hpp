@@ -4,11 +4,15 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "gradcodec/codec.hpp"
 
 namespace gradcodec {
+
+// Throws Error(usage) when `codec`, a float-only codec, is asked to encode another dtype.
+void require_float_tensor(std::string_view codec, const TensorMeta& meta);
 
 // Throws Error(bad_input) naming the tensor and the first non-finite index.
 void require_finite(const TensorMeta& meta, std::span<const float> values);

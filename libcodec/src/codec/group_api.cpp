@@ -135,7 +135,7 @@ GroupCut plan_group_cut(const CodecSpec& spec, std::span<const TensorMeta> tenso
     if (family == GroupFamily::none) no_group_scope(spec);
     std::uint64_t n = 0, scores = 0;
     for (const TensorMeta& meta : tensors) {
-        require_float_tensor(spec, meta);
+        require_float_tensor(spec.name, meta);
         n += meta.element_count();
         scores += score_count(family, spec, meta.element_count());
     }
@@ -168,7 +168,7 @@ GroupEncoder::GroupEncoder(CodecSpec spec, GroupCut cut, EncodeOptions options)
 }
 
 EncodedTensor GroupEncoder::encode(const TensorMeta& meta, std::span<const std::byte> data) {
-    require_float_tensor(spec_, meta);
+    require_float_tensor(spec_.name, meta);
     if (data.size() != meta.byte_count()) {
         fail(ErrorKind::bad_input, meta.name + ": " + std::to_string(data.size()) +
                                        " bytes given, shape " + shape_to_string(meta.shape) +
