@@ -17,6 +17,7 @@ struct EncodeArgs {
     bool quiet = false;
     bool allow_nonfinite = false;
     std::string device = "cpu";
+    unsigned threads = 0;  // 0: every available core
 };
 
 struct DecodeArgs {
@@ -28,6 +29,7 @@ struct DecodeArgs {
     std::uint64_t max_elements = 0;  // 0: the default from this machine's memory
     std::uint64_t max_record_bytes = 0;
     std::string device = "cpu";
+    unsigned threads = 0;  // 0: every available core
 };
 
 struct InspectArgs {
@@ -36,6 +38,7 @@ struct InspectArgs {
     bool json = false;
     std::uint64_t max_elements = 0;
     std::uint64_t max_record_bytes = 0;
+    unsigned threads = 0;  // 0: every available core
 };
 
 struct FitArgs {
@@ -44,6 +47,7 @@ struct FitArgs {
     std::string dists = "exp,gpareto,gamma";
     std::string densities = "0.1,0.01,0.001";
     bool json = false;
+    unsigned threads = 0;  // 0: every available core
 };
 
 int run_encode(const EncodeArgs& args);

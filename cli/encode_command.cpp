@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <optional>
 
 #include "atomic_output.hpp"
@@ -9,6 +11,8 @@
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
+#include "ordered_jobs.hpp"
+#include "raw_input.hpp"
 #include "stream_io.hpp"
 
 namespace gradcodec::cli {
@@ -16,56 +20,95 @@ namespace {
 
 const char* kRawTensorPath = "/data";
 
-std::vector<std::byte> read_raw(const std::string& input, std::uint64_t bytes) {
-    FilePtr in = open_input(input);
-    std::vector<std::byte> data(bytes);
-    const std::size_t got = std::fread(data.data(), 1, data.size(), in.get());
-    if (std::ferror(in.get())) fail(ErrorKind::io, input + ": read failed: " + std::strerror(errno));
-    if (got != bytes || std::fgetc(in.get()) != EOF) {
-        fail(ErrorKind::bad_input, input + ": the shape needs exactly " + std::to_string(bytes) + " bytes, the input " +
-                                       (got != bytes ? "holds only " + std::to_string(got) : "holds more"));
-    }
-    return data;
-}
+// A tensor on its way through: read, encoded (on any thread), then written in order.
+struct TensorJob {
+    std::string path;
+    DType dtype;
+    std::vector<std::uint64_t> shape;
+    std::vector<Attribute> attributes;
+    std::vector<std::byte> data;
+    EncodedTensor encoded;
+};
 
 struct Encoder {
     const EncodeArgs& args;
     CodecSpec spec;
     CodecSpec lossless = parse_codec_spec("lossless");
-    EncodeOptions options;
+    bool allow_nonfinite = false;
     StreamWriter& writer;
     Device device = Device::cpu;
     std::uint64_t matched = 0;
 
-    void tensor(const std::string& path, DType dtype, std::vector<std::uint64_t> shape,
-                std::vector<Attribute> attributes, std::span<const std::byte> data) {
-        TensorMeta meta{args.input + ": " + display_name(path), dtype, shape};
+    EncodedTensor encode(const std::string& path, DType dtype,
+                         const std::vector<std::uint64_t>& shape, std::span<const std::byte> data,
+                         unsigned threads) const {
+        const TensorMeta meta{args.input + ": " + display_name(path), dtype, shape};
         const bool apply = is_float(dtype) && selected(path, args.select);
-        matched += apply ? 1 : 0;
-        EncodedTensor encoded = encode_on(device, apply ? spec : lossless, meta, data, options);
-        writer.write(TensorRecord{path, dtype, std::move(shape), std::move(attributes), encoded.codec_id,
-                                  std::move(encoded.spec), std::move(encoded.payload)});
+        return encode_on(device, apply ? spec : lossless, meta, data,
+                         EncodeOptions{allow_nonfinite, threads});
+    }
+
+    void write(std::string path, DType dtype, std::vector<std::uint64_t> shape,
+               std::vector<Attribute> attributes, EncodedTensor encoded) {
+        matched += is_float(dtype) && selected(path, args.select) ? 1 : 0;
+        writer.write(TensorRecord{std::move(path), dtype, std::move(shape), std::move(attributes),
+                                  encoded.codec_id, std::move(encoded.spec),
+                                  std::move(encoded.payload)});
     }
 };
 
-void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, ByteSink& sink) {
-    StreamWriter writer(sink);
-    Encoder encoder{args, spec, parse_codec_spec("lossless"), {args.allow_nonfinite}, writer, device};
+void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
+    const TensorMeta meta{args.input, parse_raw_dtype(args.raw), parse_shape(args.shape)};
+    const RawInput input(args.input, meta.byte_count(), "the shape");
+    EncodedTensor encoded =
+        encoder.encode(kRawTensorPath, meta.dtype, meta.shape, input.bytes(), threads);
+    encoder.write(kRawTensorPath, meta.dtype, meta.shape, {}, std::move(encoded));
+}
+
+// Datasets are read one at a time (HDF5 is not thread-safe) and encoded on `threads` threads
+// in batches; the GPU path takes tensors one at a time.
+void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer, unsigned threads) {
+    OrderedJobs jobs(encoder.device == Device::cpu ? threads : 1);
+    const unsigned per_tensor = encoder.device == Device::cpu ? 1 : threads;
     Progress progress("encode", args.quiet);
-    if (!args.raw.empty()) {
-        const TensorMeta meta{args.input, parse_raw_dtype(args.raw), parse_shape(args.shape)};
-        const auto data = read_raw(args.input, meta.byte_count());
-        encoder.tensor(kRawTensorPath, meta.dtype, meta.shape, {}, data);
-    } else {
-        Hid file = open_dump(args.input);
+    Hid file = open_dump(args.input);
+    try {
         walk_dump(args.input, file.get(),
-                  {[&](const GroupRecord& g) { writer.write(g); },
+                  {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
                    [&](const DumpDataset& d) {
                        progress.tick(display_name(d.path));
-                       const auto data = d.read(args.input);
-                       encoder.tensor(d.path, d.dtype, d.shape, d.attributes, data);
+                       auto job = std::make_shared<TensorJob>(TensorJob{
+                           d.path, d.dtype, d.shape, d.attributes, d.read(args.input), {}});
+                       const std::uint64_t bytes = job->data.size();
+                       jobs.add(
+                           bytes,
+                           [&encoder, job, per_tensor](unsigned t) {
+                               job->encoded = encoder.encode(job->path, job->dtype, job->shape,
+                                                             job->data, std::max(t, per_tensor));
+                               job->data = {};  // the input is no longer needed
+                           },
+                           [&encoder, job] {
+                               encoder.write(std::move(job->path), job->dtype,
+                                             std::move(job->shape), std::move(job->attributes),
+                                             std::move(job->encoded));
+                           });
                    },
-                   [&](const LinkRecord& l) { writer.write(l); }});
+                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }});
+    } catch (...) {
+        jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
+        throw;
+    }
+    jobs.flush();
+}
+
+void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, ByteSink& sink) {
+    StreamWriter writer(sink);
+    Encoder encoder{args, spec, parse_codec_spec("lossless"), args.allow_nonfinite, writer, device};
+    const unsigned threads = resolve_threads(args.threads);
+    if (!args.raw.empty()) {
+        encode_raw(args, encoder, threads);
+    } else {
+        encode_hdf5(args, encoder, writer, threads);
     }
     writer.finish();
     if (!args.select.empty() && encoder.matched == 0 && !args.quiet) {

@@ -17,6 +17,7 @@
 #include "codec/sparse_payload.hpp"
 #include "codec/zstd_section.hpp"
 #include "common/byte_io.hpp"
+#include "common/parallel.hpp"
 #include "index/position_coder.hpp"
 #include "select/threshold.hpp"
 #include "select/topk.hpp"
@@ -28,7 +29,7 @@ constexpr std::uint64_t kValueSlack = 4096;  // value-section bytes allowed beyo
 
 // A vectorised screen (SSE2 is the x86-64 baseline); require_finite then names the first
 // offending element. Magnitude patterns are < 2^31, so a signed compare orders them.
-bool all_finite(std::span<const float> x) {
+bool all_finite_serial(std::span<const float> x) {
     std::size_t i = 0;
     std::uint32_t bad = 0;
 #if defined(__SSE2__)
@@ -49,6 +50,15 @@ bool all_finite(std::span<const float> x) {
         bad |= (b & 0x7f800000u) == 0x7f800000u ? 1u : 0u;
     }
     return bad == 0;
+}
+
+bool all_finite(std::span<const float> x) {
+    constexpr std::size_t kPiece = std::size_t{1} << 20;
+    std::vector<char> finite(piece_count(x.size(), kPiece));
+    parallel_pieces(x.size(), kPiece, [&](std::size_t first, std::size_t size) {
+        finite[first / kPiece] = all_finite_serial(x.subspan(first, size)) ? 1 : 0;
+    });
+    return std::all_of(finite.begin(), finite.end(), [](char f) { return f != 0; });
 }
 
 struct Chosen {

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
+
+#include "common/parallel.hpp"
 
 namespace gradcodec {
 namespace {
@@ -20,7 +23,7 @@ using Histogram = std::array<std::uint64_t, kBins>;
 
 // Four interleaved sub-histograms: gradients crowd into few bins, and one table would make
 // every increment wait on the previous one to the same counter.
-Histogram magnitude_histogram(std::span<const float> values) {
+Histogram magnitude_histogram_serial(std::span<const float> values) {
     std::array<std::array<std::uint32_t, kBins>, 4> parts{};
     Histogram total{};
     const float* v = values.data();
@@ -42,6 +45,20 @@ Histogram magnitude_histogram(std::span<const float> values) {
             for (std::size_t b = 0; b < kBins; ++b) total[b] += part[b];
             part.fill(0);
         }
+    }
+    return total;
+}
+
+// Per piece of the tensor, summed in piece order: exact integer counts whatever the threads.
+Histogram magnitude_histogram(std::span<const float> values) {
+    constexpr std::size_t kPiece = std::size_t{1} << 20;
+    std::vector<Histogram> parts(piece_count(values.size(), kPiece));
+    parallel_pieces(values.size(), kPiece, [&](std::size_t first, std::size_t size) {
+        parts[first / kPiece] = magnitude_histogram_serial(values.subspan(first, size));
+    });
+    Histogram total{};
+    for (const Histogram& part : parts) {
+        for (std::size_t b = 0; b < kBins; ++b) total[b] += part[b];
     }
     return total;
 }
