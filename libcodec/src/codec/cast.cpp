@@ -9,6 +9,7 @@
 #include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
 #include "common/float_values.hpp"
+#include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
 #include "common/small_float.hpp"
 #include "gradcodec/error.hpp"
@@ -71,7 +72,8 @@ std::vector<std::uint8_t> encode(const CodecSpec& spec, const TensorMeta& meta,
     require_float_tensor(spec, meta);
     const SmallFloat target = parse_target(spec);
     const std::size_t n = meta.element_count();
-    std::vector<std::uint8_t> out(1 + 2 * n);
+    std::vector<std::uint8_t> out;
+    resize_for_fill(out, 1 + 2 * n);
     out[0] = static_cast<std::uint8_t>(dtype_of(target));
     if (meta.dtype == DType::f32) {
         encode_from_f32(target, meta, data, out.data() + 1);

@@ -15,6 +15,7 @@
 #include "codec/codec_def.hpp"
 #include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
+#include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
 #include "gradcodec/error.hpp"
 
@@ -112,8 +113,9 @@ void split_planes_parallel(std::span<const std::uint8_t> elements, std::size_t e
 
 // Payload: mode, plane count, plane modes, the stored planes, then each zstd plane as
 // (u64 length, frame). Stored planes come first so the split can write them in place. Each
-// zstd plane is compressed on its own (in parallel when allowed) into a slot of the worst-case
-// size, then the frames are moved together in plane order.
+// zstd plane is compressed on its own (in parallel when allowed) into a buffer of the
+// worst-case size, left uninitialised so that only the pages zstd writes are touched; the
+// frames are then appended in plane order.
 std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, std::size_t es,
                                         int level) {
     const std::size_t n = elements.size() / es;
@@ -127,30 +129,30 @@ std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, 
         if (modes[k] == kPlaneZstd) zstd_planes.push_back(k);
     const std::size_t stored = es - zstd_planes.size();
     const std::size_t stored_at = out.size();
-    const std::size_t slot = 8 + ZSTD_compressBound(n);
-    const std::size_t slots_at = stored_at + stored * n;
-    // One allocation for the worst case: growing by doubling would briefly hold two copies.
-    out.resize(slots_at + zstd_planes.size() * slot);
-    std::vector<std::uint8_t> scratch(zstd_planes.size() * n);
+    const std::size_t bound = ZSTD_compressBound(n);
+    // One reservation for the worst case: growing by doubling would briefly hold two copies.
+    out.reserve(stored_at + stored * n + zstd_planes.size() * (8 + bound));
+    advise_huge_pages(out.data(), out.capacity());
+    out.resize(stored_at + stored * n);
+    const auto scratch = std::make_unique_for_overwrite<std::uint8_t[]>(zstd_planes.size() * n);
+    advise_huge_pages(scratch.get(), zstd_planes.size() * n);
     std::vector<std::uint8_t*> planes(es);
     for (std::size_t k = 0, s = 0, z = 0; k < es; ++k) {
-        planes[k] = modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.data() + n * z++;
+        planes[k] = modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.get() + n * z++;
     }
     split_planes_parallel(elements, es, planes);
+    std::vector<std::unique_ptr<std::uint8_t[]>> frames(zstd_planes.size());
     std::vector<std::size_t> sizes(zstd_planes.size());
     parallel_for(zstd_planes.size(), [&](std::size_t z) {
         const CCtx cctx = make_cctx(level);
-        std::uint8_t* at = out.data() + slots_at + z * slot;
-        sizes[z] = compress(cctx.get(), at + 8, slot - 8, planes[zstd_planes[z]], n);
-        for (int b = 0; b < 8; ++b)
-            at[b] = static_cast<std::uint8_t>(std::uint64_t{sizes[z]} >> (8 * b));
+        frames[z] = std::make_unique_for_overwrite<std::uint8_t[]>(bound);
+        sizes[z] = compress(cctx.get(), frames[z].get(), bound, planes[zstd_planes[z]], n);
     });
-    std::size_t end = slots_at;
     for (std::size_t z = 0; z < zstd_planes.size(); ++z) {
-        std::memmove(out.data() + end, out.data() + slots_at + z * slot, 8 + sizes[z]);
-        end += 8 + sizes[z];
+        for (int b = 0; b < 8; ++b) out.push_back(static_cast<std::uint8_t>(std::uint64_t{sizes[z]} >> (8 * b)));
+        out.insert(out.end(), frames[z].get(), frames[z].get() + sizes[z]);
+        frames[z].reset();
     }
-    out.resize(end);
     return out;
 }
 

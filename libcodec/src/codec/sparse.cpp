@@ -99,13 +99,20 @@ Chosen run_selector(const SparseParams& p, std::span<const float> x) {
 
 std::vector<std::uint8_t> encode_sparse(const SparseParams& p, const TensorMeta& meta,
                                         std::span<const float> x, const EncodeOptions& options) {
-    if (!options.allow_nonfinite && !all_finite(x)) require_finite(meta, x);
+    // Top-k ranks NaN and infinities above every number, so when there are any it keeps them:
+    // checking the kept values spares a pass over x. The other selectors need the pass.
+    const bool check_kept = p.selector == Selector::topk;
+    if (!options.allow_nonfinite && !check_kept && !all_finite(x)) require_finite(meta, x);
     Chosen c = run_selector(p, x);
     const auto& idx = c.selection.indices;
     std::vector<float> values = std::move(c.selection.values);
     if (values.size() != idx.size()) {
         values.resize(idx.size());
         for (std::size_t i = 0; i < idx.size(); ++i) values[i] = x[idx[i]];
+    }
+    if (!options.allow_nonfinite && check_kept &&
+        (!all_finite(values) || (values.empty() && !all_finite(x)))) {
+        require_finite(meta, x);
     }
     return write_sparse_payload(p, meta, {c.dist, c.stages, c.target, c.selection.threshold}, idx,
                                 values, x.size(), options);

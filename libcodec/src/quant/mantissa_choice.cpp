@@ -49,12 +49,15 @@ Histogram magnitude_histogram_serial(std::span<const float> values) {
     return total;
 }
 
-// Per piece of the tensor, summed in piece order: exact integer counts whatever the threads.
+// One piece per thread, summed: exact integer counts whatever the split.
 Histogram magnitude_histogram(std::span<const float> values) {
-    constexpr std::size_t kPiece = std::size_t{1} << 20;
-    std::vector<Histogram> parts(piece_count(values.size(), kPiece));
-    parallel_pieces(values.size(), kPiece, [&](std::size_t first, std::size_t size) {
-        parts[first / kPiece] = magnitude_histogram_serial(values.subspan(first, size));
+    const unsigned threads = codec_threads();
+    if (threads <= 1) return magnitude_histogram_serial(values);
+    const std::size_t piece =
+        std::max(std::size_t{1} << 20, (values.size() + threads - 1) / threads);
+    std::vector<Histogram> parts(piece_count(values.size(), piece));
+    parallel_pieces(values.size(), piece, [&](std::size_t first, std::size_t size) {
+        parts[first / piece] = magnitude_histogram_serial(values.subspan(first, size));
     });
     Histogram total{};
     for (const Histogram& part : parts) {

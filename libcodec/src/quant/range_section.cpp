@@ -9,6 +9,7 @@
 
 #include "codec/float_codec.hpp"
 #include "common/bit_pack.hpp"
+#include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
 #include "quant/mantissa_choice.hpp"
 
@@ -261,7 +262,8 @@ void write_range_section(const RangeParams& params, std::span<const float> value
         }
     }
     const std::size_t start = out.size();
-    out.resize(start + packed_byte_count(finite.size(), ladder.bits));  // padding bits stay 0
+    resize_for_fill(out,
+                    start + packed_byte_count(finite.size(), ladder.bits));  // padding bits stay 0
     pack_codes(ladder, params.rounding, finite, out.data() + start);
 }
 

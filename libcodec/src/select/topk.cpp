@@ -47,10 +47,15 @@ std::vector<std::uint64_t> high_histogram_serial(std::span<const float> x) {
 // Elements per piece when a scan is shared among threads; piece results merge in order.
 constexpr std::size_t kScanPiece = std::size_t{1} << 20;
 
+// One piece per thread (the counts are exact integers, so any split sums to the same
+// histogram); one pass with no piece tables at all on one thread.
 std::vector<std::uint64_t> high_histogram(std::span<const float> x) {
-    std::vector<std::vector<std::uint64_t>> parts(piece_count(x.size(), kScanPiece));
-    parallel_pieces(x.size(), kScanPiece, [&](std::size_t first, std::size_t size) {
-        parts[first / kScanPiece] = high_histogram_serial(x.subspan(first, size));
+    const unsigned threads = codec_threads();
+    if (threads <= 1) return high_histogram_serial(x);
+    const std::size_t piece = std::max(kScanPiece, (x.size() + threads - 1) / threads);
+    std::vector<std::vector<std::uint64_t>> parts(piece_count(x.size(), piece));
+    parallel_pieces(x.size(), piece, [&](std::size_t first, std::size_t size) {
+        parts[first / piece] = high_histogram_serial(x.subspan(first, size));
     });
     std::vector<std::uint64_t> total(kBuckets / 2, 0);
     for (const auto& part : parts) {
