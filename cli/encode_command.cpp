@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "atomic_output.hpp"
+#include "buffer_pool.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
@@ -26,7 +27,7 @@ struct TensorJob {
     DType dtype;
     std::vector<std::uint64_t> shape;
     std::vector<Attribute> attributes;
-    std::vector<std::byte> data;
+    PooledBuffer data;
     EncodedTensor encoded;
 };
 
@@ -71,26 +72,27 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
     OrderedJobs jobs(encoder.device == Device::cpu ? threads : 1);
     const unsigned per_tensor = encoder.device == Device::cpu ? 1 : threads;
     Progress progress("encode", args.quiet);
+    BufferPool buffers;
     Hid file = open_dump(args.input);
     try {
         walk_dump(args.input, file.get(),
                   {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
                    [&](const DumpDataset& d) {
                        progress.tick(display_name(d.path));
-                       auto job = std::make_shared<TensorJob>(TensorJob{
-                           d.path, d.dtype, d.shape, d.attributes, d.read(args.input), {}});
-                       const std::uint64_t bytes = job->data.size();
+                       auto job = std::make_shared<TensorJob>(
+                           TensorJob{d.path, d.dtype, d.shape, d.attributes, buffers.take(d.byte_count()), {}});
+                       d.read_into(args.input, job->data.bytes());
+                       const std::uint64_t bytes = job->data.bytes().size();
                        jobs.add(
                            bytes,
                            [&encoder, job, per_tensor](unsigned t) {
-                               job->encoded = encoder.encode(job->path, job->dtype, job->shape,
-                                                             job->data, std::max(t, per_tensor));
-                               job->data = {};  // the input is no longer needed
+                               job->encoded = encoder.encode(job->path, job->dtype, job->shape, job->data.bytes(),
+                                                             std::max(t, per_tensor));
                            },
-                           [&encoder, job] {
-                               encoder.write(std::move(job->path), job->dtype,
-                                             std::move(job->shape), std::move(job->attributes),
-                                             std::move(job->encoded));
+                           [&encoder, &buffers, job] {
+                               buffers.give_back(std::move(job->data));
+                               encoder.write(std::move(job->path), job->dtype, std::move(job->shape),
+                                             std::move(job->attributes), std::move(job->encoded));
                            });
                    },
                    [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }});

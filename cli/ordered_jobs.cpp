@@ -41,7 +41,9 @@ void OrderedJobs::run_pending() {
         return pending_[a].bytes > pending_[b].bytes;
     });
     const auto count = static_cast<long long>(order.size());
+#if defined(_OPENMP)
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+#endif
     for (long long i = 0; i < count; ++i) {
         Job& job = pending_[order[static_cast<std::size_t>(i)]];
         if (!job.work) continue;

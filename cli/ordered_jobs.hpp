@@ -30,8 +30,8 @@ class OrderedJobs {
     void flush();
 
     // A batch is run once it holds this many bytes; a job of more runs alone.
-    static constexpr std::uint64_t kBatchBytes = std::uint64_t{48} << 20;
-    static constexpr std::uint64_t kAloneBytes = std::uint64_t{16} << 20;
+    static constexpr std::uint64_t kBatchBytes = std::uint64_t{16} << 20;
+    static constexpr std::uint64_t kAloneBytes = std::uint64_t{8} << 20;
 
   private:
     struct Job {

@@ -34,7 +34,9 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t)>& bod
     std::exception_ptr failure;
     std::size_t failed_at = count;
     const auto signed_count = static_cast<long long>(count);
+#if defined(_OPENMP)
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
     for (long long i = 0; i < signed_count; ++i) {
         const ThreadScope serial(1);
         try {
