@@ -1,7 +1,9 @@
 #include "ordered_jobs.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
+#include <thread>
 
 namespace gradcodec::cli {
 
@@ -33,26 +35,31 @@ void OrderedJobs::add(std::function<void()> finish) {
     pending_.push_back({0, nullptr, std::move(finish), nullptr});
 }
 
-// Largest jobs first, so that a big one does not start last and hold up the batch.
+// Largest jobs first, so that a big one does not start last and hold up the batch. The
+// calling thread and threads - 1 std::jthreads take jobs from one counter and are joined at
+// the end of the batch: no thread waits idle (or spins) while the next batch is read.
 void OrderedJobs::run_pending() {
     std::vector<std::size_t> order(pending_.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return pending_[a].bytes > pending_[b].bytes;
     });
-    const auto count = static_cast<long long>(order.size());
-#if defined(_OPENMP)
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
-#endif
-    for (long long i = 0; i < count; ++i) {
-        Job& job = pending_[order[static_cast<std::size_t>(i)]];
-        if (!job.work) continue;
-        try {
-            job.work(1);
-        } catch (...) {
-            job.failure = std::current_exception();
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (std::size_t i = next++; i < order.size(); i = next++) {
+            Job& job = pending_[order[i]];
+            if (!job.work) continue;
+            try {
+                job.work(1);
+            } catch (...) {
+                job.failure = std::current_exception();
+            }
         }
-    }
+    };
+    std::vector<std::jthread> helpers;
+    const std::size_t helper_count = std::min<std::size_t>(threads_, order.size()) - 1;
+    for (std::size_t t = 0; t < helper_count; ++t) helpers.emplace_back(work);
+    work();
 }
 
 void OrderedJobs::flush() {

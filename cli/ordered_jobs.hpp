@@ -3,7 +3,7 @@
 // has a part that may run on any thread (encode, decode, fit) and a part that runs on the
 // calling thread in the order the jobs were added (writing a record, printing a row). Jobs
 // gather into a batch until it holds enough bytes, then the batch's work runs in parallel
-// (OpenMP) and its results are finished in order; the bytes in flight stay bounded. A job
+// (std::jthread) and its results are finished in order; the bytes in flight stay bounded. A job
 // too large to share a batch runs alone, with every thread given to it instead.
 #include <cstdint>
 #include <exception>

@@ -1,8 +1,11 @@
 #include "common/parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 namespace gradcodec {
 namespace {
@@ -23,6 +26,9 @@ ThreadScope::~ThreadScope() {
     scope_threads = saved_;
 }
 
+// Fork and join per call: the caller and threads - 1 std::jthreads take indices from one
+// counter, and all are joined before returning. Nothing waits idle between calls, which on a
+// busy machine matters more than the microseconds a thread takes to start.
 void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body) {
     const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(codec_threads(), count));
     if (threads <= 1) {
@@ -30,24 +36,29 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t)>& bod
         for (std::size_t i = 0; i < count; ++i) body(i);
         return;
     }
+    std::atomic<std::size_t> next{0};
     std::mutex failure_lock;
     std::exception_ptr failure;
     std::size_t failed_at = count;
-    const auto signed_count = static_cast<long long>(count);
-#if defined(_OPENMP)
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-#endif
-    for (long long i = 0; i < signed_count; ++i) {
+    const auto work = [&] {
         const ThreadScope serial(1);
-        try {
-            body(static_cast<std::size_t>(i));
-        } catch (...) {
-            const std::lock_guard lock(failure_lock);
-            if (static_cast<std::size_t>(i) < failed_at) {
-                failed_at = static_cast<std::size_t>(i);
-                failure = std::current_exception();
+        for (std::size_t i = next++; i < count; i = next++) {
+            try {
+                body(i);
+            } catch (...) {
+                const std::lock_guard lock(failure_lock);
+                if (i < failed_at) {
+                    failed_at = i;
+                    failure = std::current_exception();
+                }
             }
         }
+    };
+    {
+        std::vector<std::jthread> helpers;
+        helpers.reserve(threads - 1);
+        for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+        work();
     }
     if (failure) std::rethrow_exception(failure);
 }
