@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "atomic_output.hpp"
+#include "buffer_pool.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
@@ -20,13 +21,17 @@
 namespace gradcodec::cli {
 namespace {
 
-std::vector<std::byte> decode_values(const DecodeArgs& args, const TensorRecord& t,
-                                     unsigned threads) {
+// Every codec writes every byte of `out`, so a reused buffer needs no clearing.
+void decode_values_into(const DecodeArgs& args, const TensorRecord& t, unsigned threads, std::span<std::byte> out) {
     const TensorMeta meta{args.input + ": " + display_name(t.path), t.dtype, t.shape};
-    std::vector<std::byte> values(meta.byte_count());
     // choose_device checked the device when the command started.
-    decode_on(args.device == "cuda" ? Device::cuda : Device::cpu, t.codec_id, meta, t.payload,
-              values, DecodeOptions{threads});
+    decode_on(args.device == "cuda" ? Device::cuda : Device::cpu, t.codec_id, meta, t.payload, out,
+              DecodeOptions{threads});
+}
+
+std::vector<std::byte> decode_values(const DecodeArgs& args, const TensorRecord& t, unsigned threads) {
+    std::vector<std::byte> values(TensorMeta{"", t.dtype, t.shape}.byte_count());
+    decode_values_into(args, t, threads, values);
     return values;
 }
 
@@ -49,7 +54,7 @@ void decode_raw(const DecodeArgs& args, StreamReader& reader, std::FILE* out) {
 // A tensor record and its values: decoded on any thread, written to HDF5 in stream order.
 struct DecodeJob {
     TensorRecord record;
-    std::vector<std::byte> values;
+    PooledBuffer values;
 };
 
 // Records are read one at a time and decoded on `threads` threads in batches; the GPU path
@@ -60,6 +65,7 @@ void decode_hdf5(const DecodeArgs& args, StreamReader& reader, const std::string
     const unsigned threads = resolve_threads(args.threads);
     const bool on_cpu = args.device != "cuda";
     OrderedJobs jobs(on_cpu ? threads : 1);
+    BufferPool buffers;
     try {
         while (auto record = reader.next()) {
             if (const auto* g = std::get_if<GroupRecord>(&*record))
@@ -69,17 +75,21 @@ void decode_hdf5(const DecodeArgs& args, StreamReader& reader, const std::string
             if (auto* t = std::get_if<TensorRecord>(&*record)) {
                 progress.tick(display_name(t->path));
                 auto job = std::make_shared<DecodeJob>(DecodeJob{std::move(*t), {}});
+                job->values = buffers.take(TensorMeta{"", job->record.dtype, job->record.shape}.byte_count());
                 const std::uint64_t bytes =
                     job->record.payload.size() +
                     TensorMeta{"", job->record.dtype, job->record.shape}.byte_count();
                 jobs.add(
                     bytes,
                     [&args, job, per_tensor = on_cpu ? 1 : threads](unsigned job_threads) {
-                        job->values =
-                            decode_values(args, job->record, std::max(job_threads, per_tensor));
+                        decode_values_into(args, job->record, std::max(job_threads, per_tensor),
+                                           job->values.bytes());
                         job->record.payload = {};
                     },
-                    [&writer, job] { writer.write(job->record, job->values); });
+                    [&writer, &buffers, job] {
+                        writer.write(job->record, job->values.bytes());
+                        buffers.give_back(std::move(job->values));
+                    });
             }
         }
         reader.expect_input_end();
