@@ -20,7 +20,7 @@ const char* path_name(ConversionPath p) {
 
 std::vector<float> from_bits(const std::vector<std::uint32_t>& bits) {
     std::vector<float> out(bits.size());
-    std::memcpy(out.data(), bits.data(), 4 * bits.size());
+    if (!bits.empty()) std::memcpy(out.data(), bits.data(), 4 * bits.size());
     return out;
 }
 
