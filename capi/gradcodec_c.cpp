@@ -111,7 +111,10 @@ gc_status gc_codec_open_with(const char* spec, const gc_options* options, gc_cod
             return failure(GC_ERROR_USAGE, "gc_codec_open: spec and out must not be NULL");
         *out = nullptr;
         gradcodec::EncodeOptions o;
-        if (options) o.allow_nonfinite = options->allow_nonfinite != 0;
+        if (options) {
+            o.allow_nonfinite = options->allow_nonfinite != 0;
+            o.threads = options->threads == 0 ? 1 : options->threads;
+        }
         *out = new gc_codec{gradcodec::Codec::compile(std::string_view(spec), o)};
         return GC_OK;
     });

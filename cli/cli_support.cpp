@@ -1,7 +1,10 @@
 #include "cli_support.hpp"
 
 #include <fnmatch.h>
+#include <sched.h>
 #include <unistd.h>
+
+#include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <charconv>
@@ -10,6 +13,26 @@
 #include "gradcodec/error.hpp"
 
 namespace gradcodec::cli {
+
+void add_threads_option(CLI::App& command, unsigned& threads) {
+    command
+        .add_option("-T,--threads", threads,
+                    "Threads to use (default 0: every available core). Tensors run in parallel and "
+                    "large ones are split; the output is the same for any count")
+        ->check(CLI::Range(0u, 1024u))
+        ->capture_default_str();
+}
+
+unsigned resolve_threads(unsigned requested) {
+    if (requested != 0) return requested;
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 0) {
+        return static_cast<unsigned>(CPU_COUNT(&cpus));
+    }
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? static_cast<unsigned>(online) : 1;
+}
 
 FilePtr open_input(const std::string& path) {
     if (path == "-") return FilePtr(stdin);

@@ -7,7 +7,16 @@
 
 #include "gradcodec/dtype.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace gradcodec::cli {
+
+// `--threads N` (`-T N`), the same on every subcommand. 0, the default, means every core this
+// process may run on; 1 runs everything on the calling thread.
+void add_threads_option(CLI::App& command, unsigned& threads);
+unsigned resolve_threads(unsigned requested);
 
 struct FileCloser {
     void operator()(std::FILE* f) const {

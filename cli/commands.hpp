@@ -19,6 +19,7 @@ struct EncodeArgs {
     std::string device = "cpu";
     std::string scope = "tensor";  // or "group": select across each HDF5 group's tensors
     std::string target;            // KEY=VALUE: bits, rel_l2, abs, rel
+    unsigned threads = 0;  // 0: every available core
 };
 
 struct DecodeArgs {
@@ -30,6 +31,7 @@ struct DecodeArgs {
     std::uint64_t max_elements = 0;  // 0: the default from this machine's memory
     std::uint64_t max_record_bytes = 0;
     std::string device = "cpu";
+    unsigned threads = 0;  // 0: every available core
 };
 
 struct InspectArgs {
@@ -38,6 +40,7 @@ struct InspectArgs {
     bool json = false;
     std::uint64_t max_elements = 0;
     std::uint64_t max_record_bytes = 0;
+    unsigned threads = 0;  // 0: every available core
 };
 
 struct FitArgs {
@@ -46,6 +49,7 @@ struct FitArgs {
     std::string dists = "exp,gpareto,gamma";
     std::string densities = "0.1,0.01,0.001";
     bool json = false;
+    unsigned threads = 0;  // 0: every available core
 };
 
 struct SweepArgs {

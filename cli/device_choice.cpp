@@ -33,7 +33,8 @@ EncodedTensor encode_on(Device device, const CodecSpec& spec, const TensorMeta& 
 }
 
 void decode_on(Device device, std::uint16_t codec_id, const TensorMeta& meta,
-               std::span<const std::uint8_t> payload, std::span<std::byte> out) {
+               std::span<const std::uint8_t> payload, std::span<std::byte> out,
+               const DecodeOptions& options) {
 #if defined(GRADCODEC_HAVE_CUDA)
     if (device == Device::cuda && cuda::device_supports_decode(codec_id, meta)) {
         cuda::decode_host_tensor_on_device(codec_id, meta, payload, out);
@@ -42,7 +43,7 @@ void decode_on(Device device, std::uint16_t codec_id, const TensorMeta& meta,
 #else
     (void)device;
 #endif
-    decode_tensor(codec_id, meta, payload, out);
+    decode_tensor(codec_id, meta, payload, out, options);
 }
 
 }  // namespace gradcodec::cli

@@ -19,7 +19,8 @@ Device choose_device(const std::string& name);
 EncodedTensor encode_on(Device device, const CodecSpec& spec, const TensorMeta& meta,
                         std::span<const std::byte> data, const EncodeOptions& options);
 void decode_on(Device device, std::uint16_t codec_id, const TensorMeta& meta,
-               std::span<const std::uint8_t> payload, std::span<std::byte> out);
+               std::span<const std::uint8_t> payload, std::span<std::byte> out,
+               const DecodeOptions& options = {});
 
 inline constexpr const char* kDeviceHelp =
     "Where to run: cpu (default) or cuda. cuda encodes f32 tensors with fft (select=topk), topk "

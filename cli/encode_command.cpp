@@ -2,15 +2,19 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "atomic_output.hpp"
+#include "buffer_pool.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
+#include "ordered_jobs.hpp"
+#include "raw_input.hpp"
 #include "stream_io.hpp"
 #include "target_search.hpp"
 #include "unit_encoding.hpp"
@@ -20,17 +24,15 @@ namespace {
 
 const char* kRawTensorPath = "/data";
 
-std::vector<std::byte> read_raw(const std::string& input, std::uint64_t bytes) {
-    FilePtr in = open_input(input);
-    std::vector<std::byte> data(bytes);
-    const std::size_t got = std::fread(data.data(), 1, data.size(), in.get());
-    if (std::ferror(in.get())) fail(ErrorKind::io, input + ": read failed: " + std::strerror(errno));
-    if (got != bytes || std::fgetc(in.get()) != EOF) {
-        fail(ErrorKind::bad_input, input + ": the shape needs exactly " + std::to_string(bytes) + " bytes, the input " +
-                                       (got != bytes ? "holds only " + std::to_string(got) : "holds more"));
-    }
-    return data;
-}
+// A tensor on its way through: read, encoded (on any thread), then written in order.
+struct TensorJob {
+    std::string path;
+    DType dtype;
+    std::vector<std::uint64_t> shape;
+    std::vector<Attribute> attributes;
+    PooledBuffer data;
+    EncodedTensor encoded;
+};
 
 // Under --scope group or --target, the codec's setting and cut are fixed per unit before its
 // first tensor is encoded: a step (group scope) or a tensor.
@@ -113,51 +115,99 @@ struct Encoder {
     const EncodeArgs& args;
     CodecSpec spec;
     CodecSpec lossless = parse_codec_spec("lossless");
-    EncodeOptions options;
+    bool allow_nonfinite = false;
     StreamWriter& writer;
     Device device = Device::cpu;
     UnitPlanner& planner;
     std::uint64_t matched = 0;
 
-    void tensor(const std::string& path, DType dtype, std::vector<std::uint64_t> shape,
-                std::vector<Attribute> attributes, std::span<const std::byte> data) {
-        TensorMeta meta{args.input + ": " + display_name(path), dtype, shape};
+    // A planner carries state from tensor to tensor (a step's cut), so planned encodes run one
+    // at a time, in order.
+    bool serial() const { return device != Device::cpu || planner.plans(); }
+
+    EncodedTensor encode(const std::string& path, DType dtype,
+                         const std::vector<std::uint64_t>& shape,
+                         const std::vector<Attribute>& attributes, std::span<const std::byte> data,
+                         unsigned threads) {
+        const TensorMeta meta{args.input + ": " + display_name(path), dtype, shape};
         const bool apply = is_float(dtype) && selected(path, args.select);
-        matched += apply ? 1 : 0;
-        EncodedTensor encoded =
-            apply && planner.plans()
-                ? planner.encode(UnitTensor{path, meta, attributes}, data, device)
-                : encode_on(device, apply ? spec : lossless, meta, data, options);
-        writer.write(TensorRecord{path, dtype, std::move(shape), std::move(attributes), encoded.codec_id,
-                                  std::move(encoded.spec), std::move(encoded.payload)});
+        if (apply && planner.plans()) {
+            return planner.encode(UnitTensor{path, meta, attributes}, data, device);
+        }
+        return encode_on(device, apply ? spec : lossless, meta, data,
+                         EncodeOptions{allow_nonfinite, threads});
+    }
+
+    void write(std::string path, DType dtype, std::vector<std::uint64_t> shape,
+               std::vector<Attribute> attributes, EncodedTensor encoded) {
+        matched += is_float(dtype) && selected(path, args.select) ? 1 : 0;
+        writer.write(TensorRecord{std::move(path), dtype, std::move(shape), std::move(attributes),
+                                  encoded.codec_id, std::move(encoded.spec),
+                                  std::move(encoded.payload)});
     }
 };
+
+void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
+    const TensorMeta meta{args.input, parse_raw_dtype(args.raw), parse_shape(args.shape)};
+    const RawInput input(args.input, meta.byte_count(), "the shape");
+    EncodedTensor encoded =
+        encoder.encode(kRawTensorPath, meta.dtype, meta.shape, {}, input.bytes(), threads);
+    encoder.write(kRawTensorPath, meta.dtype, meta.shape, {}, std::move(encoded));
+}
+
+// Datasets are read one at a time (HDF5 is not thread-safe) and encoded on `threads` threads
+// in batches; the GPU path and planned encodes (--scope group, --target) take tensors one at
+// a time, each with all the threads.
+void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer, unsigned threads) {
+    OrderedJobs jobs(encoder.serial() ? 1 : threads);
+    const unsigned per_tensor = encoder.serial() ? threads : 1;
+    Progress progress("encode", args.quiet);
+    BufferPool buffers;
+    Hid file = open_dump(args.input);
+    if (encoder.planner.plans()) {
+        encoder.planner.root = file.get();
+        encoder.planner.groups = float_groups(args.input, file.get(), args.select);
+    }
+    try {
+        walk_dump(args.input, file.get(),
+                  {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
+                   [&](const DumpDataset& d) {
+                       progress.tick(display_name(d.path));
+                       auto job = std::make_shared<TensorJob>(
+                           TensorJob{d.path, d.dtype, d.shape, d.attributes, buffers.take(d.byte_count()), {}});
+                       d.read_into(args.input, job->data.bytes());
+                       const std::uint64_t bytes = job->data.bytes().size();
+                       jobs.add(
+                           bytes,
+                           [&encoder, job, per_tensor](unsigned t) {
+                               job->encoded = encoder.encode(job->path, job->dtype, job->shape, job->attributes,
+                                                             job->data.bytes(), std::max(t, per_tensor));
+                           },
+                           [&encoder, &buffers, job] {
+                               buffers.give_back(std::move(job->data));
+                               encoder.write(std::move(job->path), job->dtype, std::move(job->shape),
+                                             std::move(job->attributes), std::move(job->encoded));
+                           });
+                   },
+                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }});
+    } catch (...) {
+        jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
+        throw;
+    }
+    jobs.flush();
+}
 
 void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, ByteSink& sink) {
     StreamWriter writer(sink);
     const EncodeOptions options{args.allow_nonfinite};
     UnitPlanner planner{args, spec, parse_scope(args.scope), std::nullopt, options, -1, {}, {}};
     if (!args.target.empty()) planner.target = parse_target(args.target);
-    Encoder encoder{args, spec, parse_codec_spec("lossless"), options, writer, device, planner};
-    Progress progress("encode", args.quiet);
+    Encoder encoder{args, spec, parse_codec_spec("lossless"), args.allow_nonfinite, writer, device, planner};
+    const unsigned threads = resolve_threads(args.threads);
     if (!args.raw.empty()) {
-        const TensorMeta meta{args.input, parse_raw_dtype(args.raw), parse_shape(args.shape)};
-        const auto data = read_raw(args.input, meta.byte_count());
-        encoder.tensor(kRawTensorPath, meta.dtype, meta.shape, {}, data);
+        encode_raw(args, encoder, threads);
     } else {
-        Hid file = open_dump(args.input);
-        if (planner.plans()) {
-            planner.root = file.get();
-            planner.groups = float_groups(args.input, file.get(), args.select);
-        }
-        walk_dump(args.input, file.get(),
-                  {[&](const GroupRecord& g) { writer.write(g); },
-                   [&](const DumpDataset& d) {
-                       progress.tick(display_name(d.path));
-                       const auto data = d.read(args.input);
-                       encoder.tensor(d.path, d.dtype, d.shape, d.attributes, data);
-                   },
-                   [&](const LinkRecord& l) { writer.write(l); }});
+        encode_hdf5(args, encoder, writer, threads);
     }
     writer.finish();
     if (!args.select.empty() && encoder.matched == 0 && !args.quiet) {

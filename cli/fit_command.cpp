@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 #include "gradcodec/fit.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
+#include "ordered_jobs.hpp"
 
 namespace gradcodec::cli {
 namespace {
@@ -99,21 +101,41 @@ int run_fit(const FitArgs& args) {
         std::printf("%-28s %10s  %-7s  %-44s %7s  %8s  %11s  %9s  %11s\n", "name", "elements", "dist", "params", "ks",
                     "density", "threshold", "achieved", "topk_thresh");
     }
-    walk_dump(args.input, file.get(),
-              {[](const GroupRecord&) {},
-               [&](const DumpDataset& d) {
-                   if (!is_float(d.dtype) || !selected(d.path, args.select)) return;
-                   const auto bytes = d.read(args.input);
-                   const auto values = widen_to_float32(d.dtype, bytes);
-                   const std::string name = display_name(d.path);
-                   const FitReport report = fit_tensor(values, dists, densities, {0, args.input + ": " + name});
-                   if (args.json) {
-                       tensors.push_back(report_json(name, report));
-                   } else {
-                       print_rows(name, report);
-                   }
-               },
-               [](const LinkRecord&) {}});
+    // Datasets are read here one at a time; the fits run on `threads` threads and print in order.
+    OrderedJobs jobs(resolve_threads(args.threads));
+    try {
+        walk_dump(args.input, file.get(),
+                  {[](const GroupRecord&) {},
+                   [&](const DumpDataset& d) {
+                       if (!is_float(d.dtype) || !selected(d.path, args.select)) return;
+                       struct FitJob {
+                           std::vector<std::byte> bytes;
+                           FitReport report;
+                       };
+                       auto job = std::make_shared<FitJob>(FitJob{d.read(args.input), {}});
+                       const std::string name = display_name(d.path);
+                       jobs.add(
+                           job->bytes.size(),
+                           [&, job, name, dtype = d.dtype](unsigned) {
+                               const auto values = widen_to_float32(dtype, job->bytes);
+                               job->bytes = {};
+                               job->report = fit_tensor(values, dists, densities,
+                                                        {0, args.input + ": " + name});
+                           },
+                           [&, job, name] {
+                               if (args.json) {
+                                   tensors.push_back(report_json(name, job->report));
+                               } else {
+                                   print_rows(name, job->report);
+                               }
+                           });
+                   },
+                   [](const LinkRecord&) {}});
+    } catch (...) {
+        jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
+        throw;
+    }
+    jobs.flush();
     if (args.json) std::printf("%s\n", nlohmann::ordered_json{{"tensors", tensors}}.dump(2).c_str());
     return kExitOk;
 }

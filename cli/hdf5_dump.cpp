@@ -101,12 +101,16 @@ struct Walker {
     }
 };
 
+void read_values_into(const std::string& where, hid_t id, DType dtype, std::span<std::byte> out) {
+    if (out.empty()) return;
+    Hid mem = hdf5_type_of(dtype);
+    check_status(H5Dread(id, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), ErrorKind::bad_input, where,
+                 "cannot read values (damaged file?)");
+}
+
 std::vector<std::byte> read_values(const std::string& where, hid_t id, DType dtype, std::uint64_t count) {
     std::vector<std::byte> data(count * dtype_size(dtype));
-    if (count == 0) return data;
-    Hid mem = hdf5_type_of(dtype);
-    check_status(H5Dread(id, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), ErrorKind::bad_input, where,
-                 "cannot read values (damaged file?)");
+    read_values_into(where, id, dtype, data);
     return data;
 }
 
@@ -116,6 +120,16 @@ std::vector<std::byte> DumpDataset::read(const std::string& file) const {
     std::uint64_t n = 1;
     for (auto d : shape) n *= d;
     return read_values(file + ": " + path, id, dtype, n);
+}
+
+std::uint64_t DumpDataset::byte_count() const {
+    std::uint64_t n = dtype_size(dtype);
+    for (auto d : shape) n *= d;
+    return n;
+}
+
+void DumpDataset::read_into(const std::string& file, std::span<std::byte> out) const {
+    read_values_into(file + ": " + path, id, dtype, out);
 }
 
 bool looks_like_hdf5(const std::string& file) { return file != "-" && H5Fis_hdf5(file.c_str()) > 0; }

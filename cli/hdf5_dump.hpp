@@ -2,6 +2,7 @@
 // Reading a gradient dump object by object, and rebuilding one from stream records.
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct DumpDataset {
     std::vector<Attribute> attributes;
     hid_t id;
     std::vector<std::byte> read(const std::string& file) const;
+    // The values' size, and a read into a caller's buffer of exactly that size (reused
+    // across tensors, so a dump of many tensors does not fault fresh memory for each).
+    std::uint64_t byte_count() const;
+    void read_into(const std::string& file, std::span<std::byte> out) const;
 };
 
 struct DumpVisitor {

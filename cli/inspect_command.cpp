@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -9,6 +10,8 @@
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
 #include "inspect_report.hpp"
+#include "ordered_jobs.hpp"
+#include "raw_input.hpp"
 #include "stream_io.hpp"
 
 namespace gradcodec::cli {
@@ -30,13 +33,8 @@ struct Original {
     std::vector<std::byte> values(const TensorRecord& t, std::uint64_t tensors_seen) const {
         if (raw) {
             if (tensors_seen > 1) fail(ErrorKind::usage, file + ": a raw --against file fits a single-tensor stream only");
-            FilePtr in = open_input(file);
-            std::vector<std::byte> data(TensorMeta{t.path, t.dtype, t.shape}.byte_count());
-            if (std::fread(data.data(), 1, data.size(), in.get()) != data.size() || std::fgetc(in.get()) != EOF) {
-                fail(ErrorKind::bad_input, file + ": does not hold exactly the " + std::to_string(data.size()) +
-                                               " bytes of " + display_name(t.path));
-            }
-            return data;
+            const RawInput in(file, TensorMeta{t.path, t.dtype, t.shape}.byte_count(), display_name(t.path));
+            return {in.bytes().begin(), in.bytes().end()};
         }
         DType dtype{};
         std::vector<std::uint64_t> shape;
@@ -47,6 +45,46 @@ struct Original {
                                            std::string(dtype_name(t.dtype)) + " " + shape_to_string(t.shape));
         }
         return data;
+    }
+};
+
+// One tensor's row: decoded, described and measured on any thread.
+struct InspectJob {
+    TensorRecord record;
+    std::uint64_t record_bytes = 0;
+    bool with_metrics = false;
+    std::vector<std::byte> original;
+    std::vector<std::byte> decoded;
+    InspectRow row;
+
+    void run(const TensorMeta& meta, unsigned threads) {
+        const TensorRecord& t = record;
+        decoded.resize(meta.byte_count());
+        decode_tensor(t.codec_id, meta, t.payload, decoded, DecodeOptions{threads});
+        const PayloadStats stats = describe_payload(t.codec_id, meta, t.payload);
+        row = InspectRow{display_name(t.path),
+                         std::string(dtype_name(t.dtype)),
+                         shape_to_string(t.shape),
+                         t.codec_spec,
+                         t.shape,
+                         meta.element_count(),
+                         stats.has_carried ? stats.carried : count_nonzero(t.dtype, decoded),
+                         meta.byte_count(),
+                         record_bytes,
+                         {},
+                         {},
+                         {},
+                         {}};
+        if (stats.has_bit_split && row.elements) {
+            row.position_bits = double(stats.position_bits) / double(row.elements);
+            row.value_bits = double(stats.value_bits) / double(row.elements);
+        }
+        if (stats.target_density >= 0) row.target_density = stats.target_density;
+        if (with_metrics) {
+            MetricsAccumulator m;
+            m.add(t.dtype, original, decoded);
+            row.metrics = m.result();
+        }
     }
 };
 
@@ -107,39 +145,42 @@ int run_inspect(const InspectArgs& args) {
     bool any_metrics = false;
     std::uint64_t tensors_seen = 0;
     std::vector<GroupSums> groups;
-    while (auto record = reader.next()) {
-        const auto* t = std::get_if<TensorRecord>(&*record);
-        if (!t) continue;
-        ++tensors_seen;
-        const TensorMeta meta{args.input + ": " + display_name(t->path), t->dtype, t->shape};
-        std::vector<std::byte> decoded(meta.byte_count());
-        decode_tensor(t->codec_id, meta, t->payload, decoded);
-        const PayloadStats stats = describe_payload(t->codec_id, meta, t->payload);
-        InspectRow row{display_name(t->path), std::string(dtype_name(t->dtype)), shape_to_string(t->shape),
-                       t->codec_spec, t->shape, meta.element_count(),
-                       stats.has_carried ? stats.carried : count_nonzero(t->dtype, decoded),
-                       meta.byte_count(), reader.last_record_bytes(), {}, {}, {}, {}};
-        if (stats.has_bit_split && row.elements) {
-            row.position_bits = double(stats.position_bits) / double(row.elements);
-            row.value_bits = double(stats.value_bits) / double(row.elements);
+    OrderedJobs jobs(resolve_threads(args.threads));
+    try {
+        while (auto record = reader.next()) {
+            auto* t = std::get_if<TensorRecord>(&*record);
+            if (!t) continue;
+            ++tensors_seen;
+            auto job = std::make_shared<InspectJob>();
+            job->record = std::move(*t);
+            job->record_bytes = reader.last_record_bytes();
+            job->with_metrics = !args.against.empty() && is_float(job->record.dtype);
+            if (job->with_metrics) job->original = original.values(job->record, tensors_seen);
+            const TensorMeta meta{args.input + ": " + display_name(job->record.path),
+                                  job->record.dtype, job->record.shape};
+            jobs.add(
+                job->record.payload.size() + 2 * meta.byte_count(),
+                [job, meta](unsigned threads) { job->run(meta, threads); },
+                [&, job] {
+                    if (job->with_metrics) {
+                        total_metrics.add(job->record.dtype, job->original, job->decoded);
+                        any_metrics = true;
+                    }
+                    report.total.elements += job->row.elements;
+                    report.total.kept += job->row.kept;
+                    report.total.bytes_in += job->row.bytes_in;
+                    add_bit_split(report.total, job->row);
+                    add_to_group(groups, job->record.path, job->row,
+                                 job->row.metrics ? &job->original : nullptr, job->decoded,
+                                 job->record.dtype);
+                    report.tensors.push_back(std::move(job->row));
+                });
         }
-        if (stats.target_density >= 0) row.target_density = stats.target_density;
-        std::vector<std::byte> values;
-        if (!args.against.empty() && is_float(t->dtype)) {
-            values = original.values(*t, tensors_seen);
-            MetricsAccumulator m;
-            m.add(t->dtype, values, decoded);
-            total_metrics.add(t->dtype, values, decoded);
-            row.metrics = m.result();
-            any_metrics = true;
-        }
-        add_to_group(groups, t->path, row, row.metrics ? &values : nullptr, decoded, t->dtype);
-        report.total.elements += row.elements;
-        report.total.kept += row.kept;
-        report.total.bytes_in += row.bytes_in;
-        add_bit_split(report.total, row);
-        report.tensors.push_back(std::move(row));
+    } catch (...) {
+        jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
+        throw;
     }
+    jobs.flush();
     reader.expect_input_end();
     report.total.bytes_out = reader.bytes_read();
     finish_bit_split(report.total);

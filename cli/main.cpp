@@ -6,6 +6,7 @@
 #include <string>
 
 #include "atomic_output.hpp"
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
 #include "exit_codes.hpp"
@@ -68,6 +69,7 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
         "  gradcodec encode dump.h5 -o dump.gcs --codec topk --scope group --target bits=0.5\n"
         "  gradcodec encode dump.h5 -o dump.gcs --codec rangeq --target abs=1e-6\n\n" +
         std::string(kExitCodeHelp));
+    add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_encode(a)); });
 }
 
@@ -85,6 +87,7 @@ void add_decode(CLI::App& app, DecodeArgs& a) {
     cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
     cmd->footer("Examples:\n  gradcodec decode dump.gcs -o dump.h5\n  gradcodec decode - --raw -o - < grad.gcs > grad.f32\n\n" +
                 std::string(kExitCodeHelp));
+    add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_decode(a)); });
 }
 
@@ -107,6 +110,7 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
         "  psnr_db = 20*log10(max(x)-min(x)) - 10*log10(mse), energy_kept = ||y||^2/||x||^2.\n"
         "In JSON, values that are infinite (psnr_db of an exact tensor) are null.\n\n" +
         std::string(kExitCodeHelp));
+    add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_inspect(a)); });
 }
 
@@ -123,6 +127,7 @@ void add_fit(CLI::App& app, FitArgs& a) {
         "density SIDCo's threshold (stages=auto), the density it achieves, and the exact top-k threshold.\n\n"
         "Example:\n  gradcodec fit dump.h5 --select 'step_00010/*' --dist exp,gamma --density 0.01,0.001 --json\n\n" +
         std::string(kExitCodeHelp));
+    add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_fit(a)); });
 }
 

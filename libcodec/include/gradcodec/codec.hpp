@@ -19,6 +19,13 @@ namespace gradcodec {
 
 struct EncodeOptions {
     bool allow_nonfinite = false;  // carry NaN/inf exactly instead of refusing them
+    // Threads the call may use to split one large tensor (1: the calling thread only). The
+    // payload bytes never depend on it. No thread outlives the call.
+    unsigned threads = 1;
+};
+
+struct DecodeOptions {
+    unsigned threads = 1;  // as EncodeOptions::threads; the decoded values never depend on it
 };
 
 struct EncodedTensor {
@@ -55,6 +62,9 @@ EncodedTensor encode_tensor(const CodecSpec& spec, const TensorMeta& meta,
 // payload is inconsistent with the metadata.
 void decode_tensor(std::uint16_t codec_id, const TensorMeta& meta,
                    std::span<const std::uint8_t> payload, std::span<std::byte> out);
+void decode_tensor(std::uint16_t codec_id, const TensorMeta& meta,
+                   std::span<const std::uint8_t> payload, std::span<std::byte> out,
+                   const DecodeOptions& options);
 
 PayloadStats describe_payload(std::uint16_t codec_id, const TensorMeta& meta,
                               std::span<const std::uint8_t> payload);

@@ -1,5 +1,6 @@
 // cast: every value rounded to binary16 or bfloat16, nearest even.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -8,6 +9,8 @@
 #include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
 #include "common/float_values.hpp"
+#include "common/huge_pages.hpp"
+#include "common/parallel.hpp"
 #include "common/small_float.hpp"
 #include "gradcodec/error.hpp"
 
@@ -33,20 +36,35 @@ DType dtype_of(SmallFloat t) {
                                    " (|x| <= " + std::to_string(small_float_max(target)) + ")");
 }
 
-// The common case on the fast narrowing path; f32 data may be unaligned, so it is copied
-// through a small buffer.
-void encode_from_f32(SmallFloat target, const TensorMeta& meta, std::span<const std::byte> data,
-                     std::uint8_t* out) {
+// Values per piece of work: big enough to amortise a thread's start, small enough to balance.
+constexpr std::size_t kPiece = std::size_t{1} << 16;
+
+// The common case on the fast narrowing path. f32 data may be unaligned (a record inside a
+// buffer); it is then copied through a small buffer.
+void narrow_piece(SmallFloat target, const TensorMeta& meta, const std::byte* data,
+                  std::size_t first, std::size_t count, std::uint8_t* out) {
+    if (reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0) {
+        const std::span<const float> values(reinterpret_cast<const float*>(data), count);
+        const std::size_t bad = narrow_floats(target, values, out);
+        if (bad != count) fail_out_of_range(target, meta, first + bad, values[bad]);
+        return;
+    }
     constexpr std::size_t kChunk = 4096;
     float buffer[kChunk];
-    const std::size_t n = data.size() / 4;
-    for (std::size_t first = 0; first < n; first += kChunk) {
-        const std::size_t count = std::min(kChunk, n - first);
-        std::memcpy(buffer, data.data() + 4 * first, 4 * count);
-        const std::span<const float> piece(buffer, count);
-        const std::size_t bad = narrow_floats(target, piece, out + 2 * first);
-        if (bad != count) fail_out_of_range(target, meta, first + bad, piece[bad]);
+    for (std::size_t done = 0; done < count; done += kChunk) {
+        const std::size_t size = std::min(kChunk, count - done);
+        std::memcpy(buffer, data + 4 * done, 4 * size);
+        const std::span<const float> piece(buffer, size);
+        const std::size_t bad = narrow_floats(target, piece, out + 2 * done);
+        if (bad != size) fail_out_of_range(target, meta, first + done + bad, piece[bad]);
     }
+}
+
+void encode_from_f32(SmallFloat target, const TensorMeta& meta, std::span<const std::byte> data,
+                     std::uint8_t* out) {
+    parallel_pieces(data.size() / 4, kPiece, [&](std::size_t first, std::size_t count) {
+        narrow_piece(target, meta, data.data() + 4 * first, first, count, out + 2 * first);
+    });
 }
 
 std::any compile(const CodecSpec& spec) {
@@ -57,7 +75,8 @@ std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& met
                                  std::span<const std::byte> data, const EncodeOptions&) {
     const auto target = std::any_cast<SmallFloat>(compiled);
     const std::size_t n = meta.element_count();
-    std::vector<std::uint8_t> out(1 + 2 * n);
+    std::vector<std::uint8_t> out;
+    resize_for_fill(out, 1 + 2 * n);
     out[0] = static_cast<std::uint8_t>(dtype_of(target));
     if (meta.dtype == DType::f32) {
         encode_from_f32(target, meta, data, out.data() + 1);
@@ -93,10 +112,9 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
     const auto halves = r.bytes(2 * std::uint64_t{n});
     r.expect_end();
     decode_float32(meta, out, [&](std::span<float> values) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto bits = static_cast<std::uint16_t>(halves[2 * i] | (halves[2 * i + 1] << 8));
-            values[i] = widen_from(target, bits);
-        }
+        parallel_pieces(n, kPiece, [&](std::size_t first, std::size_t count) {
+            widen_halves(target, halves.data() + 2 * first, values.subspan(first, count));
+        });
     });
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "codec/codec_def.hpp"
+#include "common/parallel.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 
@@ -32,6 +33,12 @@ EncodedTensor encode_tensor(const CodecSpec& spec, const TensorMeta& meta,
 
 void decode_tensor(std::uint16_t codec_id, const TensorMeta& meta,
                    std::span<const std::uint8_t> payload, std::span<std::byte> out) {
+    decode_tensor(codec_id, meta, payload, out, DecodeOptions{});
+}
+
+void decode_tensor(std::uint16_t codec_id, const TensorMeta& meta,
+                   std::span<const std::uint8_t> payload, std::span<std::byte> out,
+                   const DecodeOptions& options) {
     const CodecDef& codec = by_id(codec_id, meta);
     if (out.size() != meta.byte_count()) {
         fail(ErrorKind::usage, meta.name + ": output buffer of " + std::to_string(out.size()) +
@@ -41,6 +48,7 @@ void decode_tensor(std::uint16_t codec_id, const TensorMeta& meta,
         fail(ErrorKind::damaged_stream, meta.name + ": codec '" + std::string(codec.name) +
                                             "' recorded on a non-float tensor");
     }
+    const ThreadScope threads(options.threads);
     codec.decode(meta, payload, out);
 }
 

@@ -8,6 +8,7 @@
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/residual.hpp"
+#include "common/parallel.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 
@@ -75,6 +76,7 @@ std::uint64_t Codec::max_encoded_size(const TensorMeta& meta) const {
 std::vector<std::uint8_t> Codec::encode(const TensorMeta& meta,
                                         std::span<const std::byte> values) const {
     check_values(*def_, meta, values);
+    const ThreadScope threads(params_->options.threads);
     return def_->encode(params_->params, meta, values, params_->options);
 }
 

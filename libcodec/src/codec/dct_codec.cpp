@@ -10,6 +10,7 @@
 #include "codec/float_codec.hpp"
 #include "codec/frequency_codec.hpp"
 #include "codec/group_codecs.hpp"
+#include "common/parallel.hpp"
 #include "index/position_coder.hpp"
 #include "transform/aligned_array.hpp"
 #include "transform/fft_backend.hpp"
@@ -21,7 +22,14 @@ namespace {
 // as the values, n entries.
 template <class Transform>
 void per_chunk(const ChunkLayout& c, const float* in, float* out, Transform transform) {
-    transform(TransformBatch{c.chunk, c.full, c.chunk, c.chunk}, in, out);
+    // Chunks are independent: with several threads each takes whole blocks of them.
+    constexpr std::uint64_t kBlockValues = 1 << 16;
+    parallel_pieces(
+        c.full, std::max<std::uint64_t>(1, kBlockValues / c.chunk),
+        [&](std::uint64_t first, std::uint64_t count) {
+            const std::uint64_t at = first * c.chunk;
+            transform(TransformBatch{c.chunk, count, c.chunk, c.chunk}, in + at, out + at);
+        });
     if (c.tail != 0) {
         const std::uint64_t at = c.full * c.chunk;
         transform(TransformBatch{c.tail, 1, c.tail, c.tail}, in + at, out + at);

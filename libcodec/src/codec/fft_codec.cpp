@@ -15,6 +15,7 @@
 #include "codec/float_codec.hpp"
 #include "codec/frequency_codec.hpp"
 #include "codec/group_codecs.hpp"
+#include "common/parallel.hpp"
 #include "index/position_coder.hpp"
 #include "transform/aligned_array.hpp"
 #include "transform/fft_backend.hpp"
@@ -104,12 +105,12 @@ void transform_and_score(const SpectrumLayout& s, const float* x, std::complex<f
     const FftBackend& fft = default_fft_backend();
     const ChunkLayout& c = s.chunks;
     const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
-    for (std::uint64_t first = 0; first < c.full; first += per_block) {
-        const std::uint64_t count = std::min(per_block, c.full - first);
+    // Blocks are independent: with several threads each takes whole blocks.
+    parallel_pieces(c.full, per_block, [&](std::uint64_t first, std::uint64_t count) {
         std::complex<float>* block = spectrum + first * s.stride;
         fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, x + first * c.chunk, block);
         score_bins(block, s.stride, s.bins, count, 1.0f, scores + first * s.bins);
-    }
+    });
     if (c.tail != 0) {
         std::complex<float>* block = spectrum + c.full * s.stride;
         fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, x + c.full * c.chunk, block);
@@ -220,7 +221,13 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
         scatter_values(s, values, kept, spectrum.data());
         const FftBackend& fft = default_fft_backend();
         const ChunkLayout& c = s.chunks;
-        fft.inverse_c2r({c.chunk, c.full, s.stride, c.chunk}, spectrum.data(), y.data());
+        constexpr std::uint64_t kBlockValues = 1 << 16;
+        parallel_pieces(c.full, std::max<std::uint64_t>(1, kBlockValues / c.chunk),
+                        [&](std::uint64_t first, std::uint64_t count) {
+                            fft.inverse_c2r({c.chunk, count, s.stride, c.chunk},
+                                            spectrum.data() + first * s.stride,
+                                            y.data() + first * c.chunk);
+                        });
         if (c.tail != 0) {
             fft.inverse_c2r({c.tail, 1, s.tail_bins, c.tail}, spectrum.data() + c.full * s.stride,
                             y.data() + c.full * c.chunk);

@@ -15,6 +15,8 @@
 #include "codec/codec_def.hpp"
 #include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
+#include "common/huge_pages.hpp"
+#include "common/parallel.hpp"
 #include "gradcodec/error.hpp"
 
 namespace gradcodec {
@@ -84,49 +86,72 @@ bool plane_worth_compressing(ZSTD_CCtx* cctx, std::span<const std::uint8_t> elem
     return double(size) < kWorthCompressing * double(sample.size());
 }
 
-std::vector<PlaneMode> choose_plane_modes(ZSTD_CCtx* cctx, std::span<const std::uint8_t> elements,
+std::vector<PlaneMode> choose_plane_modes(int level, std::span<const std::uint8_t> elements,
                                           std::size_t es) {
     const std::size_t n = elements.size() / es;
     // Small tensors are decided exactly after compression (see encode); start from zstd.
     std::vector<PlaneMode> modes(es, kPlaneZstd);
     if (n <= kExactDecisionLimit) return modes;
-    for (std::size_t k = 0; k < es; ++k) {
-        modes[k] = plane_worth_compressing(cctx, elements, es, k) ? kPlaneZstd : kPlaneStored;
-    }
+    parallel_for(es, [&](std::size_t k) {
+        const CCtx cctx = make_cctx(level);
+        modes[k] = plane_worth_compressing(cctx.get(), elements, es, k) ? kPlaneZstd : kPlaneStored;
+    });
     return modes;
 }
 
+// Elements per piece when the split into planes is shared among threads.
+constexpr std::size_t kSplitPiece = std::size_t{1} << 18;
+
+void split_planes_parallel(std::span<const std::uint8_t> elements, std::size_t es,
+                           const std::vector<std::uint8_t*>& planes) {
+    parallel_pieces(elements.size() / es, kSplitPiece, [&](std::size_t first, std::size_t size) {
+        std::vector<std::uint8_t*> piece(es);
+        for (std::size_t k = 0; k < es; ++k) piece[k] = planes[k] + first;
+        split_planes(elements.data() + first * es, size, es, piece.data());
+    });
+}
+
 // Payload: mode, plane count, plane modes, the stored planes, then each zstd plane as
-// (u64 length, frame). Stored planes come first so the split can write them in place.
+// (u64 length, frame). Stored planes come first so the split can write them in place. Each
+// zstd plane is compressed on its own (in parallel when allowed) into a buffer of the
+// worst-case size, left uninitialised so that only the pages zstd writes are touched; the
+// frames are then appended in plane order.
 std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, std::size_t es,
                                         int level) {
     const std::size_t n = elements.size() / es;
-    CCtx cctx = make_cctx(level);
-    std::vector<PlaneMode> modes = choose_plane_modes(cctx.get(), elements, es);
-    std::vector<std::uint8_t> out{kBytePlanes, static_cast<std::uint8_t>(es)};
-    out.insert(out.end(), modes.begin(), modes.end());
-    std::size_t stored = 0;
-    for (auto m : modes) stored += m == kPlaneStored ? 1 : 0;
+    std::vector<PlaneMode> modes = choose_plane_modes(level, elements, es);
+    std::vector<std::uint8_t> out(2 + es);
+    out[0] = kBytePlanes;
+    out[1] = static_cast<std::uint8_t>(es);
+    std::copy(modes.begin(), modes.end(), out.begin() + 2);
+    std::vector<std::size_t> zstd_planes;
+    for (std::size_t k = 0; k < es; ++k)
+        if (modes[k] == kPlaneZstd) zstd_planes.push_back(k);
+    const std::size_t stored = es - zstd_planes.size();
     const std::size_t stored_at = out.size();
+    const std::size_t bound = ZSTD_compressBound(n);
     // One reservation for the worst case: growing by doubling would briefly hold two copies.
-    out.reserve(stored_at + stored * n + (es - stored) * (8 + ZSTD_compressBound(n)));
+    out.reserve(stored_at + stored * n + zstd_planes.size() * (8 + bound));
+    advise_huge_pages(out.data(), out.capacity());
     out.resize(stored_at + stored * n);
-    std::vector<std::uint8_t> scratch((es - stored) * n);
+    const auto scratch = std::make_unique_for_overwrite<std::uint8_t[]>(zstd_planes.size() * n);
+    advise_huge_pages(scratch.get(), zstd_planes.size() * n);
     std::vector<std::uint8_t*> planes(es);
     for (std::size_t k = 0, s = 0, z = 0; k < es; ++k) {
-        planes[k] =
-            modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.data() + n * z++;
+        planes[k] = modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.get() + n * z++;
     }
-    split_planes(elements.data(), n, es, planes.data());
-    for (std::size_t k = 0; k < es; ++k) {
-        if (modes[k] != kPlaneZstd) continue;
-        const std::size_t at = out.size();
-        out.resize(at + 8 + ZSTD_compressBound(n));
-        const std::size_t size =
-            compress(cctx.get(), out.data() + at + 8, out.size() - at - 8, planes[k], n);
-        for (int b = 0; b < 8; ++b)
-            out[at + b] = static_cast<std::uint8_t>(std::uint64_t{size} >> (8 * b));
-        out.resize(at + 8 + size);
+    split_planes_parallel(elements, es, planes);
+    std::vector<std::unique_ptr<std::uint8_t[]>> frames(zstd_planes.size());
+    std::vector<std::size_t> sizes(zstd_planes.size());
+    parallel_for(zstd_planes.size(), [&](std::size_t z) {
+        const CCtx cctx = make_cctx(level);
+        frames[z] = std::make_unique_for_overwrite<std::uint8_t[]>(bound);
+        sizes[z] = compress(cctx.get(), frames[z].get(), bound, planes[zstd_planes[z]], n);
+    });
+    for (std::size_t z = 0; z < zstd_planes.size(); ++z) {
+        for (int b = 0; b < 8; ++b) out.push_back(static_cast<std::uint8_t>(std::uint64_t{sizes[z]} >> (8 * b)));
+        out.insert(out.end(), frames[z].get(), frames[z].get() + sizes[z]);
+        frames[z].reset();
     }
     return out;
 }
@@ -163,8 +188,8 @@ void decode_planes(ByteReader& r, std::span<std::byte> out, std::size_t es) {
                       std::to_string(modes[k]));
         if (modes[k] == kPlaneStored) merge_plane(r.bytes(n).data(), n, es, k, elements);
     }
-    std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx;
-    std::vector<std::uint8_t> plane;
+    std::vector<std::span<const std::uint8_t>> frames;
+    std::vector<std::size_t> frame_planes;
     for (std::size_t k = 0; k < es; ++k) {
         if (modes[k] != kPlaneZstd) continue;
         const auto frame = r.bytes(r.u64());
@@ -175,18 +200,22 @@ void decode_planes(ByteReader& r, std::span<std::byte> out, std::size_t es) {
                                                           : std::to_string(declared)) +
                       " bytes, the tensor needs " + std::to_string(n));
         }
-        if (!dctx) {
-            dctx.reset(ZSTD_createDCtx());
-            plane.resize(n);
-        }
+        frames.push_back(frame);
+        frame_planes.push_back(k);
+    }
+    // Each plane decompresses on its own (in parallel when allowed) and fills byte k of the
+    // elements, which no other plane writes.
+    parallel_for(frames.size(), [&](std::size_t z) {
+        const std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
+        std::vector<std::uint8_t> plane(n);
         const std::size_t rc =
-            ZSTD_decompressDCtx(dctx.get(), plane.data(), n, frame.data(), frame.size());
+            ZSTD_decompressDCtx(dctx.get(), plane.data(), n, frames[z].data(), frames[z].size());
         if (ZSTD_isError(rc) || rc != n) {
-            r.damaged("plane " + std::to_string(k) + ": " +
+            r.damaged("plane " + std::to_string(frame_planes[z]) + ": " +
                       (ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "short frame"));
         }
-        merge_plane(plane.data(), n, es, k, elements);
-    }
+        merge_plane(plane.data(), n, es, frame_planes[z], elements);
+    });
     r.expect_end();
 }
 

@@ -18,6 +18,7 @@
 #include "codec/sparse_payload.hpp"
 #include "codec/zstd_section.hpp"
 #include "common/byte_io.hpp"
+#include "common/parallel.hpp"
 #include "index/position_coder.hpp"
 #include "select/cut.hpp"
 #include "select/threshold.hpp"
@@ -28,7 +29,7 @@ namespace {
 
 // A vectorised screen (SSE2 is the x86-64 baseline); require_finite then names the first
 // offending element. Magnitude patterns are < 2^31, so a signed compare orders them.
-bool all_finite(std::span<const float> x) {
+bool all_finite_serial(std::span<const float> x) {
     std::size_t i = 0;
     std::uint32_t bad = 0;
 #if defined(__SSE2__)
@@ -49,6 +50,15 @@ bool all_finite(std::span<const float> x) {
         bad |= (b & 0x7f800000u) == 0x7f800000u ? 1u : 0u;
     }
     return bad == 0;
+}
+
+bool all_finite(std::span<const float> x) {
+    constexpr std::size_t kPiece = std::size_t{1} << 20;
+    std::vector<char> finite(piece_count(x.size(), kPiece));
+    parallel_pieces(x.size(), kPiece, [&](std::size_t first, std::size_t size) {
+        finite[first / kPiece] = all_finite_serial(x.subspan(first, size)) ? 1 : 0;
+    });
+    return std::all_of(finite.begin(), finite.end(), [](char f) { return f != 0; });
 }
 
 struct Chosen {
@@ -89,13 +99,20 @@ Chosen run_selector(const SparseParams& p, std::span<const float> x) {
 
 std::vector<std::uint8_t> encode_sparse(const SparseParams& p, const TensorMeta& meta,
                                         std::span<const float> x, const EncodeOptions& options) {
-    if (!options.allow_nonfinite && !all_finite(x)) require_finite(meta, x);
+    // Top-k ranks NaN and infinities above every number, so when there are any it keeps them:
+    // checking the kept values spares a pass over x. The other selectors need the pass.
+    const bool check_kept = p.selector == Selector::topk;
+    if (!options.allow_nonfinite && !check_kept && !all_finite(x)) require_finite(meta, x);
     Chosen c = run_selector(p, x);
     const auto& idx = c.selection.indices;
     std::vector<float> values = std::move(c.selection.values);
     if (values.size() != idx.size()) {
         values.resize(idx.size());
         for (std::size_t i = 0; i < idx.size(); ++i) values[i] = x[idx[i]];
+    }
+    if (!options.allow_nonfinite && check_kept &&
+        (!all_finite(values) || (values.empty() && !all_finite(x)))) {
+        require_finite(meta, x);
     }
     return write_sparse_payload(p, meta, {c.dist, c.stages, c.target, c.selection.threshold}, idx,
                                 values, x.size(), options);

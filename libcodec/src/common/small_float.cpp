@@ -82,9 +82,16 @@ std::size_t narrow_all(std::span<const float> values, std::uint8_t* out) {
 
 }  // namespace
 
-std::size_t narrow_floats(SmallFloat type, std::span<const float> values, std::uint8_t* out) {
+std::size_t narrow_floats_portable(SmallFloat type, std::span<const float> values,
+                                   std::uint8_t* out) {
     return type == SmallFloat::f16 ? narrow_all<SmallFloat::f16>(values, out)
                                    : narrow_all<SmallFloat::bf16>(values, out);
+}
+
+void widen_halves_portable(SmallFloat type, const std::uint8_t* in, std::span<float> out) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i] = widen_from(type, static_cast<std::uint16_t>(in[2 * i] | (in[2 * i + 1] << 8)));
+    }
 }
 
 float f16_to_float(std::uint16_t h) {

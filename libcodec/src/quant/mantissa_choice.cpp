@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
+
+#include "common/parallel.hpp"
 
 namespace gradcodec {
 namespace {
@@ -20,7 +23,7 @@ using Histogram = std::array<std::uint64_t, kBins>;
 
 // Four interleaved sub-histograms: gradients crowd into few bins, and one table would make
 // every increment wait on the previous one to the same counter.
-Histogram magnitude_histogram(std::span<const float> values) {
+Histogram magnitude_histogram_serial(std::span<const float> values) {
     std::array<std::array<std::uint32_t, kBins>, 4> parts{};
     Histogram total{};
     const float* v = values.data();
@@ -42,6 +45,23 @@ Histogram magnitude_histogram(std::span<const float> values) {
             for (std::size_t b = 0; b < kBins; ++b) total[b] += part[b];
             part.fill(0);
         }
+    }
+    return total;
+}
+
+// One piece per thread, summed: exact integer counts whatever the split.
+Histogram magnitude_histogram(std::span<const float> values) {
+    const unsigned threads = codec_threads();
+    if (threads <= 1) return magnitude_histogram_serial(values);
+    const std::size_t piece =
+        std::max(std::size_t{1} << 20, (values.size() + threads - 1) / threads);
+    std::vector<Histogram> parts(piece_count(values.size(), piece));
+    parallel_pieces(values.size(), piece, [&](std::size_t first, std::size_t size) {
+        parts[first / piece] = magnitude_histogram_serial(values.subspan(first, size));
+    });
+    Histogram total{};
+    for (const Histogram& part : parts) {
+        for (std::size_t b = 0; b < kBins; ++b) total[b] += part[b];
     }
     return total;
 }

@@ -9,6 +9,8 @@
 
 #include "codec/float_codec.hpp"
 #include "common/bit_pack.hpp"
+#include "common/huge_pages.hpp"
+#include "common/parallel.hpp"
 #include "quant/mantissa_choice.hpp"
 
 namespace gradcodec {
@@ -20,6 +22,9 @@ constexpr std::size_t kBlock = 1024;  // codes per packing block; a multiple of 
                                       // byte-aligned in the packed output
 constexpr std::uint64_t kMaxCount = 1ull << 58;  // count * 16 bits cannot overflow below it
 constexpr std::size_t kExceptionBytes = 12;      // u64 index + u32 bits
+// Values per piece of work when a tensor is split across threads: a multiple of kBlock, so
+// every piece starts on a byte of the packed codes.
+constexpr std::size_t kPiece = 64 * kBlock;
 
 std::string format_float(double v) {
     std::ostringstream s;
@@ -31,7 +36,7 @@ std::string format_float(double v) {
 // The largest magnitude's bit pattern; >= kInfinityBits means some value is not finite.
 // An integer max over the masked patterns, in 16 running maxima: a shape GCC vectorises at
 // -O2, unlike a float max with its NaN rules or a single running maximum.
-std::uint32_t max_magnitude_bits(std::span<const float> values) {
+std::uint32_t max_magnitude_bits_serial(std::span<const float> values) {
     constexpr std::size_t kLanes = 16;
     std::array<std::uint32_t, kLanes> lanes{};
     const float* v = values.data();
@@ -55,8 +60,8 @@ struct Exception {
 
 // Encodes `values` (finite) into the packed code bytes at `dst`, block by block so the
 // intermediate codes stay in cache. 8-bit codes are the bytes themselves.
-void pack_codes(const RangeLadder& ladder, Rounding rounding, std::span<const float> values,
-                std::uint8_t* dst) {
+void pack_codes_serial(const RangeLadder& ladder, Rounding rounding, std::span<const float> values,
+                       std::uint8_t* dst) {
     if (ladder.bits == 8) {
         encode_range_floats(ladder, rounding, values, dst);
         return;
@@ -79,7 +84,7 @@ void pack_codes(const RangeLadder& ladder, Rounding rounding, std::span<const fl
     }
 }
 
-void unpack_codes(const RangeLadder& ladder, const std::uint8_t* src, std::span<float> out) {
+void unpack_codes_serial(const RangeLadder& ladder, const std::uint8_t* src, std::span<float> out) {
     if (ladder.bits == 8) {
         decode_range_floats(ladder, src, out);
         return;
@@ -99,6 +104,29 @@ void unpack_codes(const RangeLadder& ladder, const std::uint8_t* src, std::span<
             decode_range_floats(ladder, codes.data(), block);
         }
     }
+}
+
+std::uint32_t max_magnitude_bits(std::span<const float> values) {
+    std::vector<std::uint32_t> maxima(piece_count(values.size(), kPiece));
+    parallel_pieces(values.size(), kPiece, [&](std::size_t first, std::size_t size) {
+        maxima[first / kPiece] = max_magnitude_bits_serial(values.subspan(first, size));
+    });
+    return maxima.empty() ? 0 : *std::max_element(maxima.begin(), maxima.end());
+}
+
+void pack_codes(const RangeLadder& ladder, Rounding rounding, std::span<const float> values,
+                std::uint8_t* dst) {
+    const auto bits = static_cast<std::size_t>(ladder.bits);
+    parallel_pieces(values.size(), kPiece, [&](std::size_t first, std::size_t size) {
+        pack_codes_serial(ladder, rounding, values.subspan(first, size), dst + first / 8 * bits);
+    });
+}
+
+void unpack_codes(const RangeLadder& ladder, const std::uint8_t* src, std::span<float> out) {
+    const auto bits = static_cast<std::size_t>(ladder.bits);
+    parallel_pieces(out.size(), kPiece, [&](std::size_t first, std::size_t size) {
+        unpack_codes_serial(ladder, src + first / 8 * bits, out.subspan(first, size));
+    });
 }
 
 // The ladder value nearest below `limit`, so clamping inputs to it keeps every decoded value
@@ -234,7 +262,8 @@ void write_range_section(const RangeParams& params, std::span<const float> value
         }
     }
     const std::size_t start = out.size();
-    out.resize(start + packed_byte_count(finite.size(), ladder.bits));  // padding bits stay 0
+    resize_for_fill(out,
+                    start + packed_byte_count(finite.size(), ladder.bits));  // padding bits stay 0
     pack_codes(ladder, params.rounding, finite, out.data() + start);
 }
 

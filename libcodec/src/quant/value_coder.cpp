@@ -155,10 +155,7 @@ void decode_values(ByteReader& in, std::span<float> out) {
             const SmallFloat type = format == ValueFormat::f16 ? SmallFloat::f16 : SmallFloat::bf16;
             in.require(n, 2, "half values");
             const auto b = in.bytes(2 * std::uint64_t{n});
-            for (std::size_t i = 0; i < n; ++i) {
-                out[i] =
-                    widen_from(type, static_cast<std::uint16_t>(b[2 * i] | (b[2 * i + 1] << 8)));
-            }
+            widen_halves(type, b.data(), out.first(n));
             return;
         }
         case ValueFormat::rangeq:

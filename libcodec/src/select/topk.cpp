@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/parallel.hpp"
 #include "select/magnitude_scan.hpp"
 
 namespace gradcodec {
@@ -23,7 +24,7 @@ inline std::uint32_t pattern(const float* p) {
 
 // Histogram of the top 16 bits. Two interleaved tables halve the store-to-load stalls of runs
 // of equal buckets, which gradients (few exponents) have plenty of.
-std::vector<std::uint64_t> high_histogram(std::span<const float> x) {
+std::vector<std::uint64_t> high_histogram_serial(std::span<const float> x) {
     std::vector<std::uint64_t> total(kBuckets / 2, 0);  // the sign bit is cleared
     std::vector<std::uint32_t> h0(kBuckets / 2), h1(kBuckets / 2);
     const std::size_t n = x.size();
@@ -39,6 +40,26 @@ std::vector<std::uint64_t> high_histogram(std::span<const float> x) {
         }
         if (i < end) ++h0[pattern(&x[i]) >> 16];
         for (std::size_t b = 0; b < kBuckets / 2; ++b) total[b] += std::uint64_t{h0[b]} + h1[b];
+    }
+    return total;
+}
+
+// Elements per piece when a scan is shared among threads; piece results merge in order.
+constexpr std::size_t kScanPiece = std::size_t{1} << 20;
+
+// One piece per thread (the counts are exact integers, so any split sums to the same
+// histogram); one pass with no piece tables at all on one thread.
+std::vector<std::uint64_t> high_histogram(std::span<const float> x) {
+    const unsigned threads = codec_threads();
+    if (threads <= 1) return high_histogram_serial(x);
+    const std::size_t piece = std::max(kScanPiece, (x.size() + threads - 1) / threads);
+    std::vector<std::vector<std::uint64_t>> parts(piece_count(x.size(), piece));
+    parallel_pieces(x.size(), piece, [&](std::size_t first, std::size_t size) {
+        parts[first / piece] = high_histogram_serial(x.subspan(first, size));
+    });
+    std::vector<std::uint64_t> total(kBuckets / 2, 0);
+    for (const auto& part : parts) {
+        for (std::size_t b = 0; b < total.size(); ++b) total[b] += part[b];
     }
     return total;
 }
@@ -68,8 +89,8 @@ TopkCut cut_in_bucket(std::span<const std::uint64_t> low_hist, std::uint32_t hig
 // The elements whose magnitude pattern is >= lo (there are `count`), ascending, and their
 // values. Branch-free through small buffers when they are dense, where a branch per element
 // would mispredict constantly.
-void collect_candidates(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
-                        std::vector<std::uint64_t>& indices, std::vector<float>& values) {
+void collect_candidates_serial(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
+                               std::vector<std::uint64_t>& indices, std::vector<float>& values) {
     if (count < x.size() / 64) {
         collect_counted_at_least(x, lo, count, indices);
         values.resize(indices.size());
@@ -93,6 +114,35 @@ void collect_candidates(std::span<const float> x, std::uint32_t lo, std::uint64_
             std::min<std::uint64_t>(fill, count - indices.size()));  // never past `count`
         indices.insert(indices.end(), index_buffer, index_buffer + keep);
         values.insert(values.end(), value_buffer, value_buffer + keep);
+    }
+}
+
+// The same list built piece by piece on several threads, then joined in index order.
+void collect_candidates(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
+                        std::vector<std::uint64_t>& indices, std::vector<float>& values) {
+    const std::size_t pieces = piece_count(x.size(), kScanPiece);
+    if (codec_threads() <= 1 || pieces <= 1) {
+        collect_candidates_serial(x, lo, count, indices, values);
+        return;
+    }
+    std::vector<std::vector<std::uint64_t>> piece_indices(pieces);
+    std::vector<std::vector<float>> piece_values(pieces);
+    parallel_pieces(x.size(), kScanPiece, [&](std::size_t first, std::size_t size) {
+        const std::size_t p = first / kScanPiece;
+        const auto piece = x.subspan(first, size);
+        collect_candidates_serial(piece, lo, count_at_least(piece, lo), piece_indices[p],
+                                  piece_values[p]);
+        for (auto& i : piece_indices[p]) i += first;
+    });
+    indices.reserve(count);
+    values.reserve(count);
+    for (std::size_t p = 0; p < pieces && indices.size() < count; ++p) {
+        const auto keep = static_cast<std::size_t>(std::min<std::uint64_t>(
+            piece_indices[p].size(), count - indices.size()));  // never past `count`
+        indices.insert(indices.end(), piece_indices[p].begin(),
+                       piece_indices[p].begin() + static_cast<std::ptrdiff_t>(keep));
+        values.insert(values.end(), piece_values[p].begin(),
+                      piece_values[p].begin() + static_cast<std::ptrdiff_t>(keep));
     }
 }
 

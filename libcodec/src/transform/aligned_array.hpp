@@ -7,6 +7,8 @@
 #include <new>
 #include <span>
 
+#include "common/huge_pages.hpp"
+
 namespace gradcodec {
 
 template <class T>
@@ -15,6 +17,7 @@ class AlignedArray {
     explicit AlignedArray(std::size_t size)
         : data_(static_cast<T*>(fftwf_malloc(sizeof(T) * (size == 0 ? 1 : size)))), size_(size) {
         if (data_ == nullptr) throw std::bad_alloc();
+        advise_huge_pages(data_, sizeof(T) * size);
     }
     ~AlignedArray() { fftwf_free(data_); }
     AlignedArray(const AlignedArray&) = delete;

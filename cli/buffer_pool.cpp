@@ -1,0 +1,62 @@
+#include "buffer_pool.hpp"
+
+#include <sys/mman.h>
+
+#include <bit>
+#include <cstdlib>
+#include <new>
+
+namespace gradcodec::cli {
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+std::byte* allocate(std::size_t capacity) {
+    // Whole 2 MiB pages for large buffers, so that the advice covers all of them.
+    const bool huge = capacity >= kHugePage;
+    void* p =
+        huge ? std::aligned_alloc(kHugePage, capacity) : std::malloc(capacity == 0 ? 1 : capacity);
+    if (p == nullptr) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+    if (huge) madvise(p, capacity, MADV_HUGEPAGE);
+#endif
+    return static_cast<std::byte*>(p);
+}
+
+}  // namespace
+
+void PooledBuffer::Free::operator()(std::byte* p) const {
+    std::free(p);
+}
+
+PooledBuffer BufferPool::take(std::size_t size) {
+    // A large tensor is processed alone: buffers kept for smaller ones would only add to the
+    // peak while it is.
+    if (size >= kLargeBytes) {
+        free_.clear();
+        kept_ = 0;
+    }
+    const std::size_t capacity = std::bit_ceil(size < 64 ? std::size_t{64} : size);
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+        if (it->capacity_ == capacity) {
+            PooledBuffer b = std::move(*it);
+            free_.erase(it);
+            kept_ -= b.capacity_;
+            b.size_ = size;
+            return b;
+        }
+    }
+    PooledBuffer b;
+    b.data_.reset(allocate(capacity));
+    b.capacity_ = capacity;
+    b.size_ = size;
+    return b;
+}
+
+void BufferPool::give_back(PooledBuffer buffer) {
+    if (!buffer.data_ || kept_ + buffer.capacity_ > kKeepBytes) return;
+    kept_ += buffer.capacity_;
+    free_.push_back(std::move(buffer));
+}
+
+}  // namespace gradcodec::cli
