@@ -16,6 +16,8 @@ struct EncodeArgs {
     bool force = false;
     bool quiet = false;
     bool allow_nonfinite = false;
+    bool allow_external = false;
+    std::uint64_t max_tensor_bytes = 0;  // 0: the default (byte_budget.hpp)
     std::string device = "cpu";
 };
 
@@ -27,6 +29,8 @@ struct DecodeArgs {
     bool quiet = false;
     std::uint64_t max_elements = 0;  // 0: the default from this machine's memory
     std::uint64_t max_record_bytes = 0;
+    std::uint64_t max_tensor_bytes = 0;  // 0: the default (byte_budget.hpp)
+    std::uint64_t max_total_bytes = 0;
     std::string device = "cpu";
 };
 
@@ -34,8 +38,10 @@ struct InspectArgs {
     std::string input;
     std::string against;
     bool json = false;
+    bool allow_external = false;
     std::uint64_t max_elements = 0;
     std::uint64_t max_record_bytes = 0;
+    std::uint64_t max_tensor_bytes = 0;
 };
 
 struct FitArgs {
@@ -44,6 +50,8 @@ struct FitArgs {
     std::string dists = "exp,gpareto,gamma";
     std::string densities = "0.1,0.01,0.001";
     bool json = false;
+    bool allow_external = false;
+    std::uint64_t max_tensor_bytes = 0;
 };
 
 int run_encode(const EncodeArgs& args);

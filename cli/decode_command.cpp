@@ -3,96 +3,107 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <optional>
 
 #include "atomic_output.hpp"
+#include "byte_budget.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
+#include "dump_writer.hpp"
 #include "hdf5_dump.hpp"
+#include "output_path.hpp"
 #include "stream_io.hpp"
 
 namespace gradcodec::cli {
 namespace {
 
-std::vector<std::byte> decode_values(const DecodeArgs& args, const TensorRecord& t) {
+// A tensor's decoded values. Not zero-filled: every codec writes each element, so untouched
+// pages cost nothing until they are written.
+struct Values {
+    std::unique_ptr<std::byte[]> bytes;
+    std::size_t size = 0;
+    std::span<const std::byte> view() const { return {bytes.get(), size}; }
+};
+
+Values decode_values(const DecodeArgs& args, ByteBudget& budget, const TensorRecord& t) {
     const TensorMeta meta{args.input + ": " + display_name(t.path), t.dtype, t.shape};
-    std::vector<std::byte> values(meta.byte_count());
+    budget.take(meta.name, meta.element_count(), dtype_size(t.dtype));
+    Values values{std::unique_ptr<std::byte[]>(new (std::nothrow) std::byte[meta.byte_count()]),
+                  static_cast<std::size_t>(meta.byte_count())};
+    if (!values.bytes) {
+        fail(ErrorKind::limit, meta.name + ": out of memory for the " + std::to_string(values.size) +
+                                   " bytes it declares (--max-tensor-bytes caps what decode accepts)");
+    }
     // choose_device checked the device when the command started.
-    decode_on(args.device == "cuda" ? Device::cuda : Device::cpu, t.codec_id, meta, t.payload, values);
+    decode_on(args.device == "cuda" ? Device::cuda : Device::cpu, t.codec_id, meta, t.payload,
+              {values.bytes.get(), values.size});
     return values;
 }
 
 // --raw: the one tensor's values, written only after the whole stream has checked out.
-void decode_raw(const DecodeArgs& args, StreamReader& reader, std::FILE* out) {
-    std::optional<std::vector<std::byte>> values;
+void decode_raw(const DecodeArgs& args, ByteBudget& budget, StreamReader& reader, std::FILE* out) {
+    std::optional<Values> values;
     while (auto record = reader.next()) {
         const auto* t = std::get_if<TensorRecord>(&*record);
         if (!t) continue;
-        if (values) fail(ErrorKind::usage, args.input + ": the stream holds more than one tensor; --raw needs exactly one");
-        values = decode_values(args, *t);
+        if (values) fail(ErrorKind::bad_input, args.input + ": the stream holds more than one tensor; --raw needs exactly one");
+        values = decode_values(args, budget, *t);
     }
     reader.expect_input_end();
-    if (!values) fail(ErrorKind::usage, args.input + ": the stream holds no tensor");
-    if (std::fwrite(values->data(), 1, values->size(), out) != values->size()) {
+    if (!values) fail(ErrorKind::bad_input, args.input + ": the stream holds no tensor; --raw needs exactly one");
+    if (values->size != 0 && std::fwrite(values->bytes.get(), 1, values->size, out) != values->size) {
         fail(ErrorKind::io, args.output + ": write failed: " + std::strerror(errno));
     }
 }
 
-void decode_hdf5(const DecodeArgs& args, StreamReader& reader, const std::string& path) {
-    DumpWriter writer(path);
+void decode_hdf5(const DecodeArgs& args, ByteBudget& budget, StreamReader& reader, const std::string& path) {
+    DumpWriter writer(path, args.output);
     Progress progress("decode", args.quiet);
     while (auto record = reader.next()) {
         if (const auto* g = std::get_if<GroupRecord>(&*record)) writer.write(*g);
         if (const auto* l = std::get_if<LinkRecord>(&*record)) writer.write(*l);
         if (const auto* t = std::get_if<TensorRecord>(&*record)) {
             progress.tick(display_name(t->path));
-            writer.write(*t, decode_values(args, *t));
+            writer.write(*t, decode_values(args, budget, *t).view());
         }
     }
     reader.expect_input_end();
     writer.close();
 }
 
-void copy_file_to_stdout(const std::string& path) {
-    FilePtr in = open_input(path);
-    char buffer[1 << 16];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, in.get())) > 0) {
-        if (std::fwrite(buffer, 1, n, stdout) != n) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
-    }
-    if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
-}
-
 }  // namespace
 
 int run_decode(const DecodeArgs& args) {
     choose_device(args.device);
-    check_output_path(args.input, args.output, args.force);
-    refuse_terminal_output(args.output, args.raw ? "raw values" : "an HDF5 file");
+    const OutputMode mode = check_output_path(args.input, args.output, args.force);
     FilePtr in = open_input(args.input);
     FileSource source(in.get(), args.input);
-    StreamReader reader(source, limits_with(args.max_elements, args.max_record_bytes));
-    if (args.raw && args.output == "-") {
-        decode_raw(args, reader, stdout);
-        if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
+    const auto reader_ptr = open_stream(source, args.input, limits_with(args.max_elements, args.max_record_bytes));
+    StreamReader& reader = *reader_ptr;
+    ByteBudget budget(args.max_tensor_bytes, args.max_total_bytes);
+    if (mode == OutputMode::in_place) {
+        FilePtr out = open_in_place(args.output, args.raw ? "raw values" : "an HDF5 file");
+        if (args.raw) {
+            decode_raw(args, budget, reader, out.get());
+        } else {
+            // HDF5 needs a seekable file: build it in TMPDIR, then stream it out.
+            AtomicOutput scratch{AtomicOutput::Scratch{}};
+            decode_hdf5(args, budget, reader, scratch.open_path());
+            scratch.copy_to(out.get(), args.output);
+        }
+        finish_in_place(out.get(), args.output);
         return kExitOk;
     }
-    if (args.output == "-") {
-        // HDF5 needs a seekable file: build it in TMPDIR, then stream it out.
-        const char* tmpdir = std::getenv("TMPDIR");
-        AtomicOutput scratch(std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/gradcodec-decode");
-        decode_hdf5(args, reader, scratch.temp_path());
-        copy_file_to_stdout(scratch.temp_path());
-        return kExitOk;
-    }
-    AtomicOutput out(args.output);
+    AtomicOutput out(args.output, args.force);
     if (args.raw) {
-        decode_raw(args, reader, out.file());
+        decode_raw(args, budget, reader, out.file());
     } else {
-        decode_hdf5(args, reader, out.temp_path());
+        decode_hdf5(args, budget, reader, out.open_path());
     }
     out.commit();
     return kExitOk;

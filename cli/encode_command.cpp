@@ -3,12 +3,14 @@
 #include <optional>
 
 #include "atomic_output.hpp"
+#include "byte_budget.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
+#include "output_path.hpp"
 #include "stream_io.hpp"
 
 namespace gradcodec::cli {
@@ -54,6 +56,7 @@ void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, Byt
     Progress progress("encode", args.quiet);
     if (!args.raw.empty()) {
         const TensorMeta meta{args.input, parse_raw_dtype(args.raw), parse_shape(args.shape)};
+        ByteBudget(args.max_tensor_bytes).check_tensor(args.input, meta.element_count(), dtype_size(meta.dtype));
         const auto data = read_raw(args.input, meta.byte_count());
         encoder.tensor(kRawTensorPath, meta.dtype, meta.shape, {}, data);
     } else {
@@ -65,7 +68,8 @@ void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, Byt
                        const auto data = d.read(args.input);
                        encoder.tensor(d.path, d.dtype, d.shape, d.attributes, data);
                    },
-                   [&](const LinkRecord& l) { writer.write(l); }});
+                   [&](const LinkRecord& l) { writer.write(l); }},
+                  DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external});
     }
     writer.finish();
     if (!args.select.empty() && encoder.matched == 0 && !args.quiet) {
@@ -81,15 +85,14 @@ int run_encode(const EncodeArgs& args) {
     const Device device = choose_device(args.device);
     if (args.raw.empty() != args.shape.empty()) fail(ErrorKind::usage, "--raw and --shape go together");
     if (!args.raw.empty() && !args.select.empty()) fail(ErrorKind::usage, "--select applies to HDF5 input only");
-    check_output_path(args.input, args.output, args.force);
-    refuse_terminal_output(args.output, "a binary stream");
-    if (args.output == "-") {
-        FileSink sink(stdout, "-");
+    if (check_output_path(args.input, args.output, args.force) == OutputMode::in_place) {
+        FilePtr out = open_in_place(args.output, "a binary stream");
+        FileSink sink(out.get(), args.output);
         encode_to(args, spec, device, sink);
-        if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
+        finish_in_place(out.get(), args.output);
         return kExitOk;
     }
-    AtomicOutput out(args.output);
+    AtomicOutput out(args.output, args.force);
     FileSink sink(out.file(), args.output);
     encode_to(args, spec, device, sink);
     out.commit();

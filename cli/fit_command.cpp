@@ -113,7 +113,8 @@ int run_fit(const FitArgs& args) {
                        print_rows(name, report);
                    }
                },
-               [](const LinkRecord&) {}});
+               [](const LinkRecord&) {}},
+              DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external});
     if (args.json) std::printf("%s\n", nlohmann::ordered_json{{"tensors", tensors}}.dump(2).c_str());
     return kExitOk;
 }

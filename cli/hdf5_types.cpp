@@ -1,5 +1,6 @@
 #include "hdf5_types.hpp"
 
+#include <cerrno>
 #include <cstring>
 
 namespace gradcodec::cli {
@@ -42,9 +43,18 @@ Hid string_type(const Attribute& a) {
     return t;
 }
 
-std::uint64_t count_of(const std::vector<std::uint64_t>& shape) {
+// Attributes are small by nature: one over this many bytes is refused as hostile.
+constexpr std::uint64_t kMaxAttributeBytes = 1ull << 30;
+
+std::uint64_t count_of(const std::vector<std::uint64_t>& shape, const std::string& where) {
     std::uint64_t n = 1;
-    for (auto d : shape) n *= d;
+    for (auto d : shape) {
+        if (d != 0 && n > kMaxAttributeBytes / d) {
+            fail(ErrorKind::bad_input, where + ": declares more than " + std::to_string(kMaxAttributeBytes) +
+                                           " elements; refused");
+        }
+        n *= d;
+    }
     return n;
 }
 
@@ -56,7 +66,7 @@ Attribute read_one_attribute(hid_t object, const char* name, const std::string& 
     Attribute a;
     a.name = name;
     a.shape = dataspace_shape(space.get(), at);
-    const std::uint64_t n = count_of(a.shape);
+    const std::uint64_t n = count_of(a.shape, at);
     if (H5Tget_class(type.get()) == H5T_STRING) {
         a.cset = H5Tget_cset(type.get()) == H5T_CSET_UTF8 ? 1 : 0;
         const H5T_str_t pad = H5Tget_strpad(type.get());
@@ -65,6 +75,7 @@ Attribute read_one_attribute(hid_t object, const char* name, const std::string& 
             a.kind = AttrKind::vlen_string;
             Hid mem = string_type(a);
             std::vector<char*> strings(n, nullptr);
+            if (n == 0) return a;
             check_status(H5Aread(attr.get(), mem.get(), strings.data()), ErrorKind::bad_input, at, "cannot read");
             for (char* s : strings) {
                 const std::uint32_t len = s ? static_cast<std::uint32_t>(std::strlen(s)) : 0;
@@ -76,6 +87,7 @@ Attribute read_one_attribute(hid_t object, const char* name, const std::string& 
             a.kind = AttrKind::fixed_string;
             a.string_size = static_cast<std::uint32_t>(H5Tget_size(type.get()));
             a.data.resize(n * a.string_size);
+            if (n == 0) return a;
             Hid mem = string_type(a);
             check_status(H5Aread(attr.get(), mem.get(), a.data.data()), ErrorKind::bad_input, at, "cannot read");
         }
@@ -89,6 +101,7 @@ Attribute read_one_attribute(hid_t object, const char* name, const std::string& 
     a.kind = AttrKind::numeric;
     a.dtype = *dtype;
     a.data.resize(n * dtype_size(a.dtype));
+    if (n == 0) return a;  // nothing to read; HDF5 refuses a null buffer even for no elements
     Hid mem = hdf5_type_of(a.dtype);
     check_status(H5Aread(attr.get(), mem.get(), a.data.data()), ErrorKind::bad_input, at, "cannot read");
     return a;
@@ -177,24 +190,31 @@ std::vector<std::uint64_t> dataspace_shape(hid_t space, const std::string& where
 }
 
 Hid make_dataspace(const std::vector<std::uint64_t>& shape, const std::string& where) {
-    if (shape.empty()) return checked(H5Screate(H5S_SCALAR), ErrorKind::io, where, "cannot create dataspace");
+    // Only a stream's declarations reach here: a shape HDF5 cannot hold is a bad stream.
+    if (shape.empty()) return checked(H5Screate(H5S_SCALAR), ErrorKind::damaged_stream, where, "cannot create dataspace");
     const std::vector<hsize_t> dims(shape.begin(), shape.end());
-    return checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), ErrorKind::io, where,
-                   "cannot create dataspace");
+    return checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), ErrorKind::damaged_stream,
+                   where, "HDF5 cannot hold a dataspace of this shape");
 }
 
+namespace {
+
+herr_t collect_name(hid_t, const char* name, const H5A_info_t*, void* out) {
+    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+    return 0;
+}
+
+}  // namespace
+
 std::vector<Attribute> read_attributes(hid_t object, const std::string& where) {
-    H5O_info_t info{};
-    check_status(H5Oget_info2(object, &info, H5O_INFO_NUM_ATTRS), ErrorKind::bad_input, where,
-                 "cannot read object info");
+    // One pass for the names in name order: asking for the i-th name each time is quadratic.
+    std::vector<std::string> names;
+    hsize_t index = 0;
+    check_status(H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, &index, collect_name, &names),
+                 ErrorKind::bad_input, where, "cannot read attribute names");
     std::vector<Attribute> out;
-    for (hsize_t i = 0; i < info.num_attrs; ++i) {
-        const ssize_t len = H5Aget_name_by_idx(object, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
-        if (len < 0) fail(ErrorKind::bad_input, where + ": cannot read attribute names");
-        std::string name(static_cast<std::size_t>(len), '\0');
-        H5Aget_name_by_idx(object, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size() + 1, H5P_DEFAULT);
-        out.push_back(read_one_attribute(object, name.c_str(), where));
-    }
+    out.reserve(names.size());
+    for (const auto& name : names) out.push_back(read_one_attribute(object, name.c_str(), where));
     return out;
 }
 
@@ -205,10 +225,16 @@ void write_attributes(hid_t object, const std::vector<Attribute>& attributes, co
         if (H5Aexists(object, a.name.c_str()) > 0) fail(ErrorKind::damaged_stream, at + ": set twice in the stream");
         Hid type = a.kind == AttrKind::numeric ? hdf5_type_of(a.dtype) : string_type(a);
         Hid space = make_dataspace(a.shape, at);
-        Hid attr = checked(H5Acreate2(object, a.name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                           ErrorKind::io, at, "cannot create");
+        errno = 0;
+        const hid_t created = H5Acreate2(object, a.name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT);
+        if (created < 0 && (errno == ENOSPC || errno == EFBIG || errno == EIO || errno == EDQUOT)) {
+            fail(ErrorKind::io, at + ": cannot create: " + std::strerror(errno));
+        }
+        Hid attr = checked(created, ErrorKind::damaged_stream, at, "cannot create (HDF5 refuses what the stream declares)");
         herr_t status = 0;
-        if (a.kind == AttrKind::vlen_string) {
+        if (a.data.empty()) {
+            continue;  // no elements (or only empty strings' lengths): nothing to write
+        } else if (a.kind == AttrKind::vlen_string) {
             std::vector<std::string> strings;
             std::size_t pos = 0;
             while (pos + 4 <= a.data.size()) {

@@ -1,5 +1,6 @@
 #include <cstring>
 
+#include "byte_budget.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "common_values.hpp"
@@ -16,10 +17,11 @@ namespace {
 // single tensor in the stream's dtype.
 struct Original {
     std::string file;
+    DumpLimits limits;
     Hid hdf5;
     bool raw = false;
 
-    explicit Original(const std::string& path) : file(path) {
+    Original(const std::string& path, DumpLimits dump_limits) : file(path), limits(std::move(dump_limits)) {
         if (path.empty()) return;
         raw = !looks_like_hdf5(path);
         if (!raw) hdf5 = open_dump(path);
@@ -38,7 +40,7 @@ struct Original {
         }
         DType dtype{};
         std::vector<std::uint64_t> shape;
-        auto data = read_dataset_at(file, hdf5.get(), t.path, dtype, shape);
+        auto data = read_dataset_at(file, hdf5.get(), t.path, dtype, shape, limits);
         if (dtype != t.dtype || shape != t.shape) {
             fail(ErrorKind::bad_input, file + ": " + display_name(t.path) + " is " + std::string(dtype_name(dtype)) +
                                            " " + shape_to_string(shape) + ", the stream holds " +
@@ -60,8 +62,10 @@ void add_bit_split(InspectRow& total, const InspectRow& row) {
 int run_inspect(const InspectArgs& args) {
     FilePtr in = open_input(args.input);
     FileSource source(in.get(), args.input);
-    StreamReader reader(source, limits_with(args.max_elements, args.max_record_bytes));
-    const Original original(args.against);
+    const auto reader_ptr = open_stream(source, args.input, limits_with(args.max_elements, args.max_record_bytes));
+    StreamReader& reader = *reader_ptr;
+    ByteBudget budget(args.max_tensor_bytes);
+    const Original original(args.against, DumpLimits{budget, args.allow_external});
     InspectReport report{format_version_string(), {}, {}};
     report.total.name = "total";
     MetricsAccumulator total_metrics;
@@ -72,6 +76,7 @@ int run_inspect(const InspectArgs& args) {
         if (!t) continue;
         ++tensors_seen;
         const TensorMeta meta{args.input + ": " + display_name(t->path), t->dtype, t->shape};
+        budget.check_tensor(meta.name, meta.element_count(), dtype_size(t->dtype));
         std::vector<std::byte> decoded(meta.byte_count());
         decode_tensor(t->codec_id, meta, t->payload, decoded);
         const PayloadStats stats = describe_payload(t->codec_id, meta, t->payload);

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <string>
 
-#include "atomic_output.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
+#include "signal_cleanup.hpp"
 
 using namespace gradcodec;
 using namespace gradcodec::cli;
@@ -32,9 +32,43 @@ std::string codec_list() {
 // Limit errors come from the library; the CLI knows which flag raises the cap.
 std::string with_flag_hint(const Error& e) {
     const std::string message = e.what();
-    if (e.kind() != ErrorKind::limit) return message;
+    if (e.kind() != ErrorKind::limit || message.find("--max-") != std::string::npos) return message;
     const bool record = message.find("max_record_bytes") != std::string::npos;
     return message + (record ? " (raise the cap with --max-record-bytes N)" : " (raise the cap with --max-elements N)");
+}
+
+// Zero and negative caps are refused rather than read as "no cap" (-1 would wrap to 2^64-1).
+const CLI::Validator kPositiveCap(
+    [](std::string& value) -> std::string {
+        const bool positive = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos &&
+                              value.find_first_not_of('0') != std::string::npos;
+        return positive ? std::string() : "expected a positive whole number, not '" + value + "'";
+    },
+    "N>0");
+
+// Byte counts take K, M, G, T suffixes (powers of 1024).
+void add_tensor_cap(CLI::App* cmd, std::uint64_t& value) {
+    cmd->add_option("--max-tensor-bytes", value,
+                    "Refuse a tensor of more bytes (default: a quarter of this machine's memory, at most 4 GiB); "
+                    "suffixes K, M, G, T")
+        ->transform(CLI::AsSizeValue(false))
+        ->check(kPositiveCap);
+}
+
+void add_stream_caps(CLI::App* cmd, std::uint64_t& max_elements, std::uint64_t& max_record_bytes) {
+    cmd->add_option("--max-elements", max_elements,
+                    "Refuse tensors declaring more elements (default: half this machine's memory in f32)")
+        ->check(kPositiveCap);
+    cmd->add_option("--max-record-bytes", max_record_bytes,
+                    "Refuse records declaring more bytes (default: half this machine's memory)")
+        ->transform(CLI::AsSizeValue(false))
+        ->check(kPositiveCap);
+}
+
+void add_allow_external(CLI::App* cmd, bool& value) {
+    cmd->add_flag("--allow-external", value,
+                  "Read datasets stored in external files or mapped from other datasets (virtual), when "
+                  "their files lie below INPUT's folder; refused otherwise");
 }
 
 void add_encode(CLI::App& app, EncodeArgs& a) {
@@ -48,6 +82,8 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
     cmd->add_option("--shape", a.shape, "Shape of the raw tensor, e.g. 1024x1024");
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
     cmd->add_flag("--allow-nonfinite", a.allow_nonfinite, "Carry NaN and inf exactly where a lossy codec would refuse");
+    add_allow_external(cmd, a.allow_external);
+    add_tensor_cap(cmd, a.max_tensor_bytes);
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");
     cmd->footer(codec_list() + "\nExamples:\n  gradcodec encode dump.h5 -o dump.gcs --codec topk:density=0.01\n"
@@ -63,10 +99,12 @@ void add_decode(CLI::App& app, DecodeArgs& a) {
     cmd->add_option("-o,--output", a.output, "Output HDF5 file (or raw values with --raw); - is stdout")->required();
     cmd->add_flag("--raw", a.raw, "Write the values of a single-tensor stream, little-endian in their dtype");
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
-    cmd->add_option("--max-elements", a.max_elements,
-                    "Refuse tensors declaring more elements (default: half this machine's memory in f32)");
-    cmd->add_option("--max-record-bytes", a.max_record_bytes,
-                    "Refuse records declaring more bytes (default: half this machine's memory)");
+    add_stream_caps(cmd, a.max_elements, a.max_record_bytes);
+    add_tensor_cap(cmd, a.max_tensor_bytes);
+    cmd->add_option("--max-total-bytes", a.max_total_bytes,
+                    "Refuse a stream decoding to more bytes in all (default: 16 GiB); suffixes K, M, G, T")
+        ->transform(CLI::AsSizeValue(false))
+        ->check(kPositiveCap);
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
     cmd->footer("Examples:\n  gradcodec decode dump.gcs -o dump.h5\n  gradcodec decode - --raw -o - < grad.gcs > grad.f32\n\n" +
@@ -79,8 +117,9 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
     cmd->add_option("INPUT", a.input, "Stream to inspect; - is stdin")->required();
     cmd->add_option("--against", a.against, "Original HDF5 dump (or raw file of a single-tensor stream) for error metrics");
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
-    cmd->add_option("--max-elements", a.max_elements, "Refuse tensors declaring more elements");
-    cmd->add_option("--max-record-bytes", a.max_record_bytes, "Refuse records declaring more bytes");
+    add_stream_caps(cmd, a.max_elements, a.max_record_bytes);
+    add_tensor_cap(cmd, a.max_tensor_bytes);
+    add_allow_external(cmd, a.allow_external);
     cmd->footer(
         "Columns: kept = scalars the codec carries (top-k values, kept spectrum scalars), for dense codecs\n"
         "the non-zero decoded values; density = kept/elements; target = the codec's target density;\n"
@@ -102,6 +141,8 @@ void add_fit(CLI::App& app, FitArgs& a) {
     cmd->add_option("--dist", a.dists, "Distributions to fit: exp, gpareto, gamma")->capture_default_str();
     cmd->add_option("--density", a.densities, "Target densities for the thresholds")->capture_default_str();
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
+    add_tensor_cap(cmd, a.max_tensor_bytes);
+    add_allow_external(cmd, a.allow_external);
     cmd->footer(
         "Per tensor and distribution: the fitted parameters of |x| (exp: scale; gpareto: shape, scale;\n"
         "gamma: shape, scale, zero_fraction), the Kolmogorov-Smirnov distance of the fit on |x|, and per\n"
