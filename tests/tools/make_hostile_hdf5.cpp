@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
         H5Sclose(space);
     } else if (mode == "unwritten") {
         hsize_t n = static_cast<hsize_t>(number(arg));
-        hsize_t chunk = 1 << 20;
+        hsize_t chunk = n < (1u << 20) ? (n ? n : 1) : (1u << 20);
         hid_t space = H5Screate_simple(1, &n, nullptr);
         hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
         H5Pset_chunk(dcpl, 1, &chunk);
