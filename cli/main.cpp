@@ -184,8 +184,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gradcodec: %s\n", with_flag_hint(e).c_str());
         return exit_code_for(e.kind());
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "gradcodec: out of memory\n");
-        return kExitIo;
+        // Every large allocation is sized by what INPUT declares: a refused input, not an I/O failure.
+        std::fprintf(stderr,
+                     "gradcodec: out of memory for what INPUT declares (--max-tensor-bytes caps what is "
+                     "accepted)\n");
+        return kExitBadInput;
     }
     return kExitOk;
 }
