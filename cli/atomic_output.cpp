@@ -50,11 +50,14 @@ std::string random_temp_name() {
     return name;
 }
 
-bool lacks_tmpfile(int error) { return error == EOPNOTSUPP || error == EISDIR || error == EINVAL; }
+bool lacks_tmpfile(int error) {
+    return error == EOPNOTSUPP || error == EISDIR || error == EINVAL;
+}
 
 }  // namespace
 
-AtomicOutput::AtomicOutput(std::string path, bool replace) : path_(std::move(path)), replace_(replace) {
+AtomicOutput::AtomicOutput(std::string path, bool replace)
+    : path_(std::move(path)), replace_(replace) {
     create_in(directory_of(path_));
 }
 
@@ -81,8 +84,10 @@ void AtomicOutput::create_in(const std::string& directory) {
         temp_name_ = random_temp_name();
         const std::string full = directory_ + "/" + temp_name_;
         // Registered before it exists, so a signal between open() and registration cannot leave it.
-        if (!set_pending_temp(full.c_str())) fail(ErrorKind::usage, name + ": the directory path is too long");
-        fd_ = openat(dir_fd_, temp_name_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (!set_pending_temp(full.c_str()))
+            fail(ErrorKind::usage, name + ": the directory path is too long");
+        fd_ = openat(dir_fd_, temp_name_.c_str(),
+                     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd_ < 0 && (errno != EEXIST || attempt > 100)) {
             clear_pending_temp();
             temp_name_.clear();
@@ -133,7 +138,8 @@ void AtomicOutput::copy_to(std::FILE* out, const std::string& name) const {
         const ssize_t n = pread(fd_, buffer, sizeof buffer, offset);
         if (n < 0) io_error(open_path_, "read failed");
         if (n == 0) break;
-        if (std::fwrite(buffer, 1, static_cast<std::size_t>(n), out) != static_cast<std::size_t>(n)) {
+        if (std::fwrite(buffer, 1, static_cast<std::size_t>(n), out) !=
+            static_cast<std::size_t>(n)) {
             io_error(name, "write failed");
         }
         offset += n;
@@ -144,9 +150,11 @@ void AtomicOutput::commit() {
     close_file();
     const std::string base = base_of(path_);
     struct stat old {};
-    const bool replacing = replace_ && fstatat(dir_fd_, base.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 &&
+    const bool replacing = replace_ &&
+                           fstatat(dir_fd_, base.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 &&
                            S_ISREG(old.st_mode);
-    if (fchmod(fd_, replacing ? old.st_mode & 07777 : new_file_mode()) != 0) io_error(path_, "cannot set the mode");
+    if (fchmod(fd_, replacing ? old.st_mode & 07777 : new_file_mode()) != 0)
+        io_error(path_, "cannot set the mode");
     if (fsync(fd_) != 0) io_error(path_, "write failed");
     if (temp_name_.empty()) {
         publish_unnamed(base);
@@ -158,12 +166,14 @@ void AtomicOutput::commit() {
 }
 
 [[noreturn]] static void lost_race(const std::string& path) {
-    fail(ErrorKind::usage, path + ": already exists: it appeared while gradcodec ran (use --force to replace it)");
+    fail(ErrorKind::usage,
+         path + ": already exists: it appeared while gradcodec ran (use --force to replace it)");
 }
 
 void AtomicOutput::publish_unnamed(const std::string& base) {
     if (!replace_) {
-        if (linkat(AT_FDCWD, open_path_.c_str(), dir_fd_, base.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
+        if (linkat(AT_FDCWD, open_path_.c_str(), dir_fd_, base.c_str(), AT_SYMLINK_FOLLOW) == 0)
+            return;
         if (errno == EEXIST) lost_race(path_);
         io_error(path_, "cannot create");
     }
@@ -171,7 +181,8 @@ void AtomicOutput::publish_unnamed(const std::string& base) {
     for (int attempt = 0; temp_name_.empty(); ++attempt) {
         std::string name = random_temp_name();
         const std::string full = directory_ + "/" + name;
-        if (!set_pending_temp(full.c_str())) fail(ErrorKind::usage, path_ + ": the directory path is too long");
+        if (!set_pending_temp(full.c_str()))
+            fail(ErrorKind::usage, path_ + ": the directory path is too long");
         if (linkat(AT_FDCWD, open_path_.c_str(), dir_fd_, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
             temp_name_ = std::move(name);
         } else if (errno != EEXIST || attempt > 100) {
@@ -185,10 +196,12 @@ void AtomicOutput::publish_unnamed(const std::string& base) {
 void AtomicOutput::publish_named(const std::string& base) {
     const char* temp = temp_name_.c_str();
     if (replace_) {
-        if (renameat(dir_fd_, temp, dir_fd_, base.c_str()) != 0) io_error(path_, "cannot rename the output into place");
+        if (renameat(dir_fd_, temp, dir_fd_, base.c_str()) != 0)
+            io_error(path_, "cannot rename the output into place");
     } else if (renameat2(dir_fd_, temp, dir_fd_, base.c_str(), RENAME_NOREPLACE) != 0) {
         if (errno == EEXIST) lost_race(path_);
-        if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) io_error(path_, "cannot rename the output into place");
+        if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+            io_error(path_, "cannot rename the output into place");
         // No RENAME_NOREPLACE here: link() refuses an existing name just the same.
         if (linkat(dir_fd_, temp, dir_fd_, base.c_str(), 0) != 0) {
             if (errno == EEXIST) lost_race(path_);

@@ -16,7 +16,7 @@
 namespace gradcodec::cli {
 
 class AtomicOutput {
-public:
+  public:
     // A file to publish as `path`; an existing file there is replaced only when `replace`.
     AtomicOutput(std::string path, bool replace);
     // A scratch file in TMPDIR, never published (HDF5 built for a pipe or a device).
@@ -34,7 +34,7 @@ public:
     void copy_to(std::FILE* out, const std::string& name) const;
     void commit();  // fsync, publish, fsync the directory
 
-private:
+  private:
     void create_in(const std::string& directory);
     void publish_unnamed(const std::string& base);
     void publish_named(const std::string& base);

@@ -30,11 +30,13 @@ ByteBudget::ByteBudget(std::uint64_t tensor_bytes, std::uint64_t total_bytes)
     : tensor_bytes_(tensor_bytes ? tensor_bytes : default_tensor_bytes()),
       total_bytes_(total_bytes ? total_bytes : kDefaultTotalBytes) {}
 
-void ByteBudget::check_tensor(const std::string& where, std::uint64_t elements, std::size_t element_size) const {
+void ByteBudget::check_tensor(const std::string& where, std::uint64_t elements,
+                              std::size_t element_size) const {
     const std::uint64_t bytes = bytes_of(where, elements, element_size);
     if (bytes > tensor_bytes_) {
         fail(ErrorKind::limit, where + ": declares " + std::to_string(elements) + " elements (" +
-                                   std::to_string(bytes) + " bytes), over the cap of " + std::to_string(tensor_bytes_) +
+                                   std::to_string(bytes) + " bytes), over the cap of " +
+                                   std::to_string(tensor_bytes_) +
                                    " bytes per tensor (raise it with --max-tensor-bytes)");
     }
 }
@@ -43,7 +45,8 @@ void ByteBudget::take(const std::string& where, std::uint64_t elements, std::siz
     check_tensor(where, elements, element_size);
     const std::uint64_t bytes = elements * element_size;
     if (bytes > total_bytes_ - spent_) {
-        fail(ErrorKind::limit, where + ": brings the output past the cap of " + std::to_string(total_bytes_) +
+        fail(ErrorKind::limit, where + ": brings the output past the cap of " +
+                                   std::to_string(total_bytes_) +
                                    " bytes in total (raise it with --max-total-bytes)");
     }
     spent_ += bytes;

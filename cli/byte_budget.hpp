@@ -13,16 +13,17 @@ std::uint64_t default_tensor_bytes();
 inline constexpr std::uint64_t kDefaultTotalBytes = 16ull << 30;
 
 class ByteBudget {
-public:
+  public:
     // 0 keeps a default.
     explicit ByteBudget(std::uint64_t tensor_bytes = 0, std::uint64_t total_bytes = 0);
     // Refuses a tensor of `elements` x `element_size` bytes over the per-tensor cap.
-    void check_tensor(const std::string& where, std::uint64_t elements, std::size_t element_size) const;
+    void check_tensor(const std::string& where, std::uint64_t elements,
+                      std::size_t element_size) const;
     // check_tensor, then counts the bytes against the total cap.
     void take(const std::string& where, std::uint64_t elements, std::size_t element_size);
     std::uint64_t tensor_cap() const { return tensor_bytes_; }
 
-private:
+  private:
     std::uint64_t tensor_bytes_;
     std::uint64_t total_bytes_;
     std::uint64_t spent_ = 0;

@@ -12,9 +12,9 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
+#include "dump_writer.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
-#include "dump_writer.hpp"
 #include "hdf5_dump.hpp"
 #include "output_path.hpp"
 #include "stream_io.hpp"
@@ -36,8 +36,9 @@ Values decode_values(const DecodeArgs& args, ByteBudget& budget, const TensorRec
     Values values{std::unique_ptr<std::byte[]>(new (std::nothrow) std::byte[meta.byte_count()]),
                   static_cast<std::size_t>(meta.byte_count())};
     if (!values.bytes) {
-        fail(ErrorKind::limit, meta.name + ": out of memory for the " + std::to_string(values.size) +
-                                   " bytes it declares (--max-tensor-bytes caps what decode accepts)");
+        fail(ErrorKind::limit,
+             meta.name + ": out of memory for the " + std::to_string(values.size) +
+                 " bytes it declares (--max-tensor-bytes caps what decode accepts)");
     }
     // choose_device checked the device when the command started.
     decode_on(args.device == "cuda" ? Device::cuda : Device::cpu, t.codec_id, meta, t.payload,
@@ -51,17 +52,23 @@ void decode_raw(const DecodeArgs& args, ByteBudget& budget, StreamReader& reader
     while (auto record = reader.next()) {
         const auto* t = std::get_if<TensorRecord>(&*record);
         if (!t) continue;
-        if (values) fail(ErrorKind::bad_input, args.input + ": the stream holds more than one tensor; --raw needs exactly one");
+        if (values)
+            fail(ErrorKind::bad_input,
+                 args.input + ": the stream holds more than one tensor; --raw needs exactly one");
         values = decode_values(args, budget, *t);
     }
     reader.expect_input_end();
-    if (!values) fail(ErrorKind::bad_input, args.input + ": the stream holds no tensor; --raw needs exactly one");
-    if (values->size != 0 && std::fwrite(values->bytes.get(), 1, values->size, out) != values->size) {
+    if (!values)
+        fail(ErrorKind::bad_input,
+             args.input + ": the stream holds no tensor; --raw needs exactly one");
+    if (values->size != 0 &&
+        std::fwrite(values->bytes.get(), 1, values->size, out) != values->size) {
         fail(ErrorKind::io, args.output + ": write failed: " + std::strerror(errno));
     }
 }
 
-void decode_hdf5(const DecodeArgs& args, ByteBudget& budget, StreamReader& reader, const std::string& path) {
+void decode_hdf5(const DecodeArgs& args, ByteBudget& budget, StreamReader& reader,
+                 const std::string& path) {
     DumpWriter writer(path, args.output);
     Progress progress("decode", args.quiet);
     while (auto record = reader.next()) {
@@ -83,7 +90,8 @@ int run_decode(const DecodeArgs& args) {
     const OutputMode mode = check_output_path(args.input, args.output, args.force);
     FilePtr in = open_input(args.input);
     FileSource source(in.get(), args.input);
-    const auto reader_ptr = open_stream(source, args.input, limits_with(args.max_elements, args.max_record_bytes));
+    const auto reader_ptr =
+        open_stream(source, args.input, limits_with(args.max_elements, args.max_record_bytes));
     StreamReader& reader = *reader_ptr;
     ByteBudget budget(args.max_tensor_bytes, args.max_total_bytes);
     if (mode == OutputMode::in_place) {

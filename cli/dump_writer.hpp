@@ -18,7 +18,7 @@
 namespace gradcodec::cli {
 
 class DumpWriter {
-public:
+  public:
     // Creates (truncates) the file at `path`; errors name it `name` (OUTPUT, not the path it is
     // built under). A /proc/self/fd/N path goes through HDF5's stdio driver: the default one
     // resolves symbolic links and cannot follow that one to an unnamed file.
@@ -28,7 +28,7 @@ public:
     void write(const TensorRecord& tensor, std::span<const std::byte> values);
     void close();  // flushes; errors are io errors naming the file
 
-private:
+  private:
     enum class Kind : std::uint8_t { group, dataset, link };
     struct Node {
         Kind kind;

@@ -3,9 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -63,16 +63,18 @@ bool is_relative_inside(const std::string& name) {
 // External raw storage and virtual datasets read other files: refused unless allowed, and then
 // only files below the input's folder, and virtual sources that are not virtual themselves.
 void check_storage(hid_t dataset, const std::string& where, const DumpLimits& limits) {
-    Hid dcpl = checked(H5Dget_create_plist(dataset), ErrorKind::bad_input, where, "cannot read its creation properties");
+    Hid dcpl = checked(H5Dget_create_plist(dataset), ErrorKind::bad_input, where,
+                       "cannot read its creation properties");
     const int external = H5Pget_external_count(dcpl.get());
     const bool is_virtual = H5Pget_layout(dcpl.get()) == H5D_VIRTUAL;
     if (external <= 0 && !is_virtual) return;
     const std::string kind = is_virtual ? "a virtual dataset (its values live in other datasets)"
                                         : "stored in external files";
     if (!limits.allow_external) {
-        fail(ErrorKind::bad_input, where + ": " + kind +
-                                       "; refused, since it reads files other than INPUT (--allow-external "
-                                       "allows files below INPUT's folder)");
+        fail(ErrorKind::bad_input,
+             where + ": " + kind +
+                 "; refused, since it reads files other than INPUT (--allow-external "
+                 "allows files below INPUT's folder)");
     }
     for (int i = 0; i < external; ++i) {
         char name[4096] = {};
@@ -80,7 +82,8 @@ void check_storage(hid_t dataset, const std::string& where, const DumpLimits& li
         hsize_t size = 0;
         H5Pget_external(dcpl.get(), static_cast<unsigned>(i), sizeof name, name, &offset, &size);
         if (!is_relative_inside(name)) {
-            fail(ErrorKind::bad_input, where + ": external file '" + name + "' is outside INPUT's folder; refused");
+            fail(ErrorKind::bad_input,
+                 where + ": external file '" + name + "' is outside INPUT's folder; refused");
         }
     }
     if (!is_virtual) return;
@@ -94,7 +97,8 @@ void check_storage(hid_t dataset, const std::string& where, const DumpLimits& li
         H5Pget_virtual_filename(dcpl.get(), i, file.data(), file.size() + 1);
         H5Pget_virtual_dsetname(dcpl.get(), i, dset.data(), dset.size() + 1);
         if (file != "." && !is_relative_inside(file)) {
-            fail(ErrorKind::bad_input, where + ": virtual source file '" + file + "' is outside INPUT's folder; refused");
+            fail(ErrorKind::bad_input,
+                 where + ": virtual source file '" + file + "' is outside INPUT's folder; refused");
         }
         if (file != ".") {
             fail(ErrorKind::bad_input, where + ": virtual source in another file ('" + file +
@@ -105,7 +109,8 @@ void check_storage(hid_t dataset, const std::string& where, const DumpLimits& li
         Hid source(H5Dopen2(same_file.get(), dset.c_str(), H5P_DEFAULT));
         Hid source_dcpl(source.valid() ? H5Dget_create_plist(source.get()) : H5I_INVALID_HID);
         if (!source_dcpl.valid() || H5Pget_layout(source_dcpl.get()) == H5D_VIRTUAL) {
-            fail(ErrorKind::bad_input, where + ": virtual source " + dset + " is missing or virtual itself; refused");
+            fail(ErrorKind::bad_input,
+                 where + ": virtual source " + dset + " is missing or virtual itself; refused");
         }
     }
 }
@@ -113,7 +118,8 @@ void check_storage(hid_t dataset, const std::string& where, const DumpLimits& li
 std::uint64_t element_count(const std::vector<std::uint64_t>& shape, const std::string& where) {
     std::uint64_t n = 1;
     for (auto d : shape) {
-        if (d != 0 && n > UINT64_MAX / d) fail(ErrorKind::bad_input, where + ": its shape holds more than 2^64 elements");
+        if (d != 0 && n > UINT64_MAX / d)
+            fail(ErrorKind::bad_input, where + ": its shape holds more than 2^64 elements");
         n *= d;
     }
     return n;
@@ -152,14 +158,17 @@ struct Walker {
         const std::string where = file + ": " + path;
         if (!id.valid()) fail(ErrorKind::bad_input, where + ": cannot open the group");
         if (stack.size() >= kMaxGroupDepth) {
-            fail(ErrorKind::bad_input, where + ": groups nested deeper than " + std::to_string(kMaxGroupDepth) +
-                                           " levels; refused");
+            fail(ErrorKind::bad_input, where + ": groups nested deeper than " +
+                                           std::to_string(kMaxGroupDepth) + " levels; refused");
         }
         H5O_info_t info{};
-        check_status(H5Oget_info2(id.get(), &info, H5O_INFO_BASIC), ErrorKind::bad_input, where, "cannot read group info");
+        check_status(H5Oget_info2(id.get(), &info, H5O_INFO_BASIC), ErrorKind::bad_input, where,
+                     "cannot read group info");
         if (!groups_seen.insert(info.addr).second) {
-            fail(ErrorKind::bad_input, where + ": group is hard-linked a second time; gradcodec does not carry "
-                                               "hard-linked groups");
+            fail(ErrorKind::bad_input,
+                 where +
+                     ": group is hard-linked a second time; gradcodec does not carry "
+                     "hard-linked groups");
         }
         visitor.group(GroupRecord{path, read_attributes(id.get(), where)});
         std::vector<Member> members = list_members(id.get(), where);
@@ -174,31 +183,39 @@ struct Walker {
             link(parent, path, name);
             return;
         }
-        if (member.type != H5L_TYPE_HARD) fail(ErrorKind::bad_input, where + ": unsupported user-defined link");
+        if (member.type != H5L_TYPE_HARD)
+            fail(ErrorKind::bad_input, where + ": unsupported user-defined link");
         H5O_info_t info{};
-        check_status(H5Oget_info_by_name2(parent, name, &info, H5O_INFO_BASIC, H5P_DEFAULT), ErrorKind::bad_input,
-                     where, "cannot open");
+        check_status(H5Oget_info_by_name2(parent, name, &info, H5O_INFO_BASIC, H5P_DEFAULT),
+                     ErrorKind::bad_input, where, "cannot open");
         switch (info.type) {
-            case H5O_TYPE_GROUP: enter(Hid(H5Gopen2(parent, name, H5P_DEFAULT)), path); return;
-            case H5O_TYPE_DATASET: dataset(parent, name, path); return;
-            default: fail(ErrorKind::bad_input, where + ": unsupported object (a named datatype?)");
+            case H5O_TYPE_GROUP:
+                enter(Hid(H5Gopen2(parent, name, H5P_DEFAULT)), path);
+                return;
+            case H5O_TYPE_DATASET:
+                dataset(parent, name, path);
+                return;
+            default:
+                fail(ErrorKind::bad_input, where + ": unsupported object (a named datatype?)");
         }
     }
 
     void link(hid_t parent, const std::string& path, const char* name) {
         const std::string where = file + ": " + path;
         H5L_info_t info{};
-        check_status(H5Lget_info(parent, name, &info, H5P_DEFAULT), ErrorKind::bad_input, where, "cannot read link");
+        check_status(H5Lget_info(parent, name, &info, H5P_DEFAULT), ErrorKind::bad_input, where,
+                     "cannot read link");
         std::vector<char> value(info.u.val_size + 1, '\0');
-        check_status(H5Lget_val(parent, name, value.data(), value.size(), H5P_DEFAULT), ErrorKind::bad_input, where,
-                     "cannot read link value");
+        check_status(H5Lget_val(parent, name, value.data(), value.size(), H5P_DEFAULT),
+                     ErrorKind::bad_input, where, "cannot read link value");
         LinkRecord record{path, LinkKind::soft, value.data(), ""};
         if (info.type == H5L_TYPE_EXTERNAL) {
             const char* target_file = nullptr;
             const char* target = nullptr;
             unsigned flags = 0;
-            check_status(H5Lunpack_elink_val(value.data(), value.size(), &flags, &target_file, &target),
-                         ErrorKind::bad_input, where, "cannot read external link");
+            check_status(
+                H5Lunpack_elink_val(value.data(), value.size(), &flags, &target_file, &target),
+                ErrorKind::bad_input, where, "cannot read external link");
             record = LinkRecord{path, LinkKind::external, target, target_file};
         }
         visitor.link(record);
@@ -211,28 +228,34 @@ struct Walker {
         // current directory.
         H5Pset_efile_prefix(dapl.get(), "${ORIGIN}");
         H5Pset_virtual_prefix(dapl.get(), "${ORIGIN}");
-        Hid id = checked(H5Dopen2(parent, name, dapl.get()), ErrorKind::bad_input, where, "cannot open");
+        Hid id =
+            checked(H5Dopen2(parent, name, dapl.get()), ErrorKind::bad_input, where, "cannot open");
         check_storage(id.get(), where, limits);
-        Hid type = checked(H5Dget_type(id.get()), ErrorKind::bad_input, where, "cannot read its type");
+        Hid type =
+            checked(H5Dget_type(id.get()), ErrorKind::bad_input, where, "cannot read its type");
         const auto dtype = dtype_of_hdf5(type.get());
         if (!dtype) {
-            fail(ErrorKind::bad_input, where + ": unsupported datatype (" + hdf5_class_name(type.get()) +
-                                           "); gradcodec carries float (f16, bf16, f32, f64), integer and "
-                                           "bool datasets");
+            fail(ErrorKind::bad_input,
+                 where + ": unsupported datatype (" + hdf5_class_name(type.get()) +
+                     "); gradcodec carries float (f16, bf16, f32, f64), integer and "
+                     "bool datasets");
         }
-        Hid space = checked(H5Dget_space(id.get()), ErrorKind::bad_input, where, "cannot read its dataspace");
+        Hid space = checked(H5Dget_space(id.get()), ErrorKind::bad_input, where,
+                            "cannot read its dataspace");
         auto shape = dataspace_shape(space.get(), where);
         limits.check_tensor(where, element_count(shape, where), dtype_size(*dtype));
-        visitor.dataset(DumpDataset{path, *dtype, std::move(shape), read_attributes(id.get(), where), id.get()});
+        visitor.dataset(DumpDataset{path, *dtype, std::move(shape),
+                                    read_attributes(id.get(), where), id.get()});
     }
 };
 
-std::vector<std::byte> read_values(const std::string& where, hid_t id, DType dtype, std::uint64_t count) {
+std::vector<std::byte> read_values(const std::string& where, hid_t id, DType dtype,
+                                   std::uint64_t count) {
     std::vector<std::byte> data(count * dtype_size(dtype));
     if (count == 0) return data;
     Hid mem = hdf5_type_of(dtype);
-    check_status(H5Dread(id, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), ErrorKind::bad_input, where,
-                 "cannot read values (damaged file?)");
+    check_status(H5Dread(id, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
+                 ErrorKind::bad_input, where, "cannot read values (damaged file?)");
     return data;
 }
 
@@ -242,9 +265,11 @@ std::vector<std::byte> DumpDataset::read(const std::string& file) const {
     return read_values(file + ": " + path, id, dtype, element_count(shape, file + ": " + path));
 }
 
-bool looks_like_hdf5(const std::string& file) { return file != "-" && H5Fis_hdf5(file.c_str()) > 0; }
+bool looks_like_hdf5(const std::string& file) {
+    return file != "-" && H5Fis_hdf5(file.c_str()) > 0;
+}
 
-Hid open_dump(const std::string& file) {
+Hid open_dump(const std::string& file, bool offer_raw) {
     if (file == "-") {
         static std::vector<std::uint8_t> image;  // the core driver reads it in place
         image = read_all_stdin();
@@ -254,7 +279,8 @@ Hid open_dump(const std::string& file) {
         return checked(H5Fopen("stdin", H5F_ACC_RDONLY, fapl.get()), ErrorKind::bad_input, "-",
                        "standard input is not a readable HDF5 file");
     }
-    if (access(file.c_str(), R_OK) != 0) fail(ErrorKind::io, file + ": cannot read: " + std::strerror(errno));
+    if (access(file.c_str(), R_OK) != 0)
+        fail(ErrorKind::io, file + ": cannot read: " + std::strerror(errno));
     // A directory passes access(R_OK) but cannot be read as a file: an I/O error like the
     // raw and stream inputs report, not "not an HDF5 file".
     struct stat st {};
@@ -263,33 +289,41 @@ Hid open_dump(const std::string& file) {
     }
     const htri_t is_hdf5 = H5Fis_hdf5(file.c_str());
     if (is_hdf5 <= 0) {
-        fail(ErrorKind::bad_input, file + ": not an HDF5 file (use --raw f32|f16|f64 --shape AxB for raw values)");
+        fail(ErrorKind::bad_input,
+             file + ": not an HDF5 file" +
+                 (offer_raw ? " (use --raw f32|f16|f64 --shape AxB for raw values)" : ""));
     }
     return checked(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), ErrorKind::bad_input, file,
                    "cannot open the HDF5 file (damaged?)");
 }
 
-void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor, const DumpLimits& limits) {
+void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor,
+               const DumpLimits& limits) {
     Walker walker{file, visitor, limits, {}, {}};
     walker.run(root);
 }
 
 std::vector<std::byte> read_dataset_at(const std::string& file, hid_t root, const std::string& path,
-                                       DType& dtype, std::vector<std::uint64_t>& shape, const DumpLimits& limits) {
+                                       DType& dtype, std::vector<std::uint64_t>& shape,
+                                       const DumpLimits& limits) {
     const std::string where = file + ": " + path;
-    if (H5Lexists(root, path.c_str(), H5P_DEFAULT) <= 0) fail(ErrorKind::bad_input, where + ": no such dataset");
-    Hid id = checked(H5Dopen2(root, path.c_str(), H5P_DEFAULT), ErrorKind::bad_input, where, "not a dataset");
+    if (H5Lexists(root, path.c_str(), H5P_DEFAULT) <= 0)
+        fail(ErrorKind::bad_input, where + ": no such dataset");
+    Hid id = checked(H5Dopen2(root, path.c_str(), H5P_DEFAULT), ErrorKind::bad_input, where,
+                     "not a dataset");
     check_storage(id.get(), where, limits);
     Hid type = checked(H5Dget_type(id.get()), ErrorKind::bad_input, where, "cannot read its type");
     const auto found = dtype_of_hdf5(type.get());
-    if (!found) fail(ErrorKind::bad_input, where + ": unsupported datatype (" + hdf5_class_name(type.get()) + ")");
+    if (!found)
+        fail(ErrorKind::bad_input,
+             where + ": unsupported datatype (" + hdf5_class_name(type.get()) + ")");
     dtype = *found;
-    Hid space = checked(H5Dget_space(id.get()), ErrorKind::bad_input, where, "cannot read its dataspace");
+    Hid space =
+        checked(H5Dget_space(id.get()), ErrorKind::bad_input, where, "cannot read its dataspace");
     shape = dataspace_shape(space.get(), where);
     const std::uint64_t n = element_count(shape, where);
     limits.check_tensor(where, n, dtype_size(dtype));
     return read_values(where, id.get(), dtype, n);
 }
-
 
 }  // namespace gradcodec::cli

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "gradcodec/stream.hpp"
 #include "byte_budget.hpp"
+#include "gradcodec/stream.hpp"
 #include "hdf5_handle.hpp"
 
 namespace gradcodec::cli {
@@ -29,7 +29,8 @@ struct DumpVisitor {
 
 // Opens an HDF5 file for reading; "-" reads standard input into memory first.
 // Errors name the file: not HDF5 or damaged (bad_input), unreadable (io).
-Hid open_dump(const std::string& file);
+// `offer_raw`: the message suggests --raw, for a command that has it.
+Hid open_dump(const std::string& file, bool offer_raw = true);
 bool looks_like_hdf5(const std::string& file);
 
 // Groups nested deeper are refused: real dumps hold a handful of levels.
@@ -39,7 +40,8 @@ inline constexpr std::size_t kMaxGroupDepth = 512;
 struct DumpLimits {
     ByteBudget budget;            // bytes per dataset (and in total) read into memory
     bool allow_external = false;  // external storage and virtual datasets, below INPUT's folder
-    void check_tensor(const std::string& where, std::uint64_t elements, std::size_t element_size) const {
+    void check_tensor(const std::string& where, std::uint64_t elements,
+                      std::size_t element_size) const {
         budget.check_tensor(where, elements, element_size);
     }
 };
@@ -47,10 +49,12 @@ struct DumpLimits {
 // Visits groups before their members, members in name order, iteratively (deep trees up to
 // kMaxGroupDepth). Unsupported objects (named datatypes, user-defined links, unsupported
 // dataset types, external or virtual storage unless allowed) are errors, never skipped.
-void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor, const DumpLimits& limits);
+void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor,
+               const DumpLimits& limits);
 
 // Reads one dataset by path (for `inspect --against`).
 std::vector<std::byte> read_dataset_at(const std::string& file, hid_t root, const std::string& path,
-                                       DType& dtype, std::vector<std::uint64_t>& shape, const DumpLimits& limits);
+                                       DType& dtype, std::vector<std::uint64_t>& shape,
+                                       const DumpLimits& limits);
 
 }  // namespace gradcodec::cli

@@ -21,7 +21,8 @@ struct Original {
     Hid hdf5;
     bool raw = false;
 
-    Original(const std::string& path, DumpLimits dump_limits) : file(path), limits(std::move(dump_limits)) {
+    Original(const std::string& path, DumpLimits dump_limits)
+        : file(path), limits(std::move(dump_limits)) {
         if (path.empty()) return;
         raw = !looks_like_hdf5(path);
         if (!raw) hdf5 = open_dump(path);
@@ -29,12 +30,16 @@ struct Original {
 
     std::vector<std::byte> values(const TensorRecord& t, std::uint64_t tensors_seen) const {
         if (raw) {
-            if (tensors_seen > 1) fail(ErrorKind::usage, file + ": a raw --against file fits a single-tensor stream only");
+            if (tensors_seen > 1)
+                fail(ErrorKind::usage,
+                     file + ": a raw --against file fits a single-tensor stream only");
             FilePtr in = open_input(file);
             std::vector<std::byte> data(TensorMeta{t.path, t.dtype, t.shape}.byte_count());
-            if (std::fread(data.data(), 1, data.size(), in.get()) != data.size() || std::fgetc(in.get()) != EOF) {
-                fail(ErrorKind::bad_input, file + ": does not hold exactly the " + std::to_string(data.size()) +
-                                               " bytes of " + display_name(t.path));
+            if (std::fread(data.data(), 1, data.size(), in.get()) != data.size() ||
+                std::fgetc(in.get()) != EOF) {
+                fail(ErrorKind::bad_input, file + ": does not hold exactly the " +
+                                               std::to_string(data.size()) + " bytes of " +
+                                               display_name(t.path));
             }
             return data;
         }
@@ -42,9 +47,10 @@ struct Original {
         std::vector<std::uint64_t> shape;
         auto data = read_dataset_at(file, hdf5.get(), t.path, dtype, shape, limits);
         if (dtype != t.dtype || shape != t.shape) {
-            fail(ErrorKind::bad_input, file + ": " + display_name(t.path) + " is " + std::string(dtype_name(dtype)) +
-                                           " " + shape_to_string(shape) + ", the stream holds " +
-                                           std::string(dtype_name(t.dtype)) + " " + shape_to_string(t.shape));
+            fail(ErrorKind::bad_input,
+                 file + ": " + display_name(t.path) + " is " + std::string(dtype_name(dtype)) +
+                     " " + shape_to_string(shape) + ", the stream holds " +
+                     std::string(dtype_name(t.dtype)) + " " + shape_to_string(t.shape));
         }
         return data;
     }
@@ -62,7 +68,8 @@ void add_bit_split(InspectRow& total, const InspectRow& row) {
 int run_inspect(const InspectArgs& args) {
     FilePtr in = open_input(args.input);
     FileSource source(in.get(), args.input);
-    const auto reader_ptr = open_stream(source, args.input, limits_with(args.max_elements, args.max_record_bytes));
+    const auto reader_ptr =
+        open_stream(source, args.input, limits_with(args.max_elements, args.max_record_bytes));
     StreamReader& reader = *reader_ptr;
     ByteBudget budget(args.max_tensor_bytes);
     const Original original(args.against, DumpLimits{budget, args.allow_external});
@@ -80,10 +87,19 @@ int run_inspect(const InspectArgs& args) {
         std::vector<std::byte> decoded(meta.byte_count());
         decode_tensor(t->codec_id, meta, t->payload, decoded);
         const PayloadStats stats = describe_payload(t->codec_id, meta, t->payload);
-        InspectRow row{display_name(t->path), std::string(dtype_name(t->dtype)), shape_to_string(t->shape),
-                       t->codec_spec, t->shape, meta.element_count(),
+        InspectRow row{display_name(t->path),
+                       std::string(dtype_name(t->dtype)),
+                       shape_to_string(t->shape),
+                       t->codec_spec,
+                       t->shape,
+                       meta.element_count(),
                        stats.has_carried ? stats.carried : count_nonzero(t->dtype, decoded),
-                       meta.byte_count(), reader.last_record_bytes(), {}, {}, {}, {}};
+                       meta.byte_count(),
+                       reader.last_record_bytes(),
+                       {},
+                       {},
+                       {},
+                       {}};
         if (stats.has_bit_split && row.elements) {
             row.position_bits = double(stats.position_bits) / double(row.elements);
             row.value_bits = double(stats.value_bits) / double(row.elements);
@@ -115,6 +131,7 @@ int run_inspect(const InspectArgs& args) {
     } else {
         print_table(report, !args.against.empty());
     }
+    finish_stdout();
     return kExitOk;
 }
 

@@ -31,8 +31,10 @@ OutputMode check_output_path(const std::string& input, const std::string& output
     struct stat in_st {};
     const bool input_known = input_identity(input, in_st);
     const auto refuse_same = [&](const struct stat& out_st) {
-        if ((output == input && output != "-") || (input_known && same_regular_file(in_st, out_st))) {
-            fail(ErrorKind::usage, output + ": OUTPUT is the same file as INPUT; refusing to overwrite it");
+        if ((output == input && output != "-") ||
+            (input_known && same_regular_file(in_st, out_st))) {
+            fail(ErrorKind::usage,
+                 output + ": OUTPUT is the same file as INPUT; refusing to overwrite it");
         }
     };
     if (output == "-") {
@@ -49,8 +51,9 @@ OutputMode check_output_path(const std::string& input, const std::string& output
     const bool resolves = stat(output.c_str(), &st) == 0;
     if (resolves) refuse_same(st);
     if (S_ISLNK(link_st.st_mode) && (!resolves || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
-        fail(ErrorKind::usage, output + ": OUTPUT is a symbolic link" + (resolves ? "" : " to nothing") +
-                                   "; gradcodec neither writes through nor replaces links: name the file itself");
+        fail(ErrorKind::usage,
+             output + ": OUTPUT is a symbolic link" + (resolves ? "" : " to nothing") +
+                 "; gradcodec neither writes through nor replaces links: name the file itself");
     }
     if (S_ISDIR(st.st_mode)) fail(ErrorKind::usage, output + ": OUTPUT is a directory");
     if (S_ISREG(st.st_mode)) {
@@ -58,7 +61,8 @@ OutputMode check_output_path(const std::string& input, const std::string& output
         return OutputMode::replace;
     }
     if (S_ISBLK(st.st_mode) && !force) {
-        fail(ErrorKind::usage, output + ": OUTPUT is a block device (use --force to write onto it)");
+        fail(ErrorKind::usage,
+             output + ": OUTPUT is a block device (use --force to write onto it)");
     }
     return OutputMode::in_place;
 }
@@ -86,7 +90,8 @@ FilePtr open_in_place(const std::string& output, const char* what) {
 void finish_in_place(std::FILE* out, const std::string& output) {
     if (std::fflush(out) != 0) io_error(output, "write failed");
     // A device or a pipe has nothing to sync (EINVAL, EROFS); a regular file behind stdout does.
-    if (fsync(fileno(out)) != 0 && errno != EINVAL && errno != EROFS) io_error(output, "write failed");
+    if (fsync(fileno(out)) != 0 && errno != EINVAL && errno != EROFS)
+        io_error(output, "write failed");
 }
 
 }  // namespace gradcodec::cli

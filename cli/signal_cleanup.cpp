@@ -24,7 +24,8 @@ void cleanup_and_die(int sig) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitized = true;
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(undefined_behavior_sanitizer)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
@@ -55,8 +56,8 @@ void install_alternate_stack() {
 }  // namespace
 
 void install_signal_cleanup() {
-    for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM,
-                    SIGPROF, SIGIO, SIGPWR, SIGSYS, SIGSTKFLT, SIGTRAP}) {
+    for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU,
+                    SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSYS, SIGSTKFLT, SIGTRAP}) {
         handle(sig);
     }
     for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) handle(sig);
@@ -77,6 +78,8 @@ bool set_pending_temp(const char* path) {
     return true;
 }
 
-void clear_pending_temp() { g_has_pending = 0; }
+void clear_pending_temp() {
+    g_has_pending = 0;
+}
 
 }  // namespace gradcodec::cli

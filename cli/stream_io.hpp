@@ -14,6 +14,7 @@ ReadLimits limits_with(std::uint64_t max_elements, std::uint64_t max_record_byte
 
 // Opens the stream of INPUT (named `input` in errors). Input that is not a stream at all is
 // bad input saying so, with a hint at encode when it is an HDF5 file.
-std::unique_ptr<StreamReader> open_stream(ByteSource& source, const std::string& input, ReadLimits limits);
+std::unique_ptr<StreamReader> open_stream(ByteSource& source, const std::string& input,
+                                          ReadLimits limits);
 
 }  // namespace gradcodec::cli

@@ -9,6 +9,7 @@
 //   external FILE          a dataset whose raw data lives in FILE (external storage)
 //   vds FILE               a virtual dataset mapping /data of FILE
 //   unwritten N            a chunked f32 dataset declaring N elements, none written
+//   odd-names              float datasets named with an escape sequence and with invalid UTF-8
 //   strings                fixed- and variable-length string datasets beside a float one
 #include <hdf5.h>
 
@@ -46,7 +47,9 @@ void u8_attribute(hid_t where, const char* name, hsize_t n) {
     H5Sclose(space);
 }
 
-long long number(const char* text) { return text ? std::atoll(text) : 0; }
+long long number(const char* text) {
+    return text ? std::atoll(text) : 0;
+}
 
 }  // namespace
 
@@ -70,11 +73,13 @@ int main(int argc, char** argv) {
         f32_dataset(g, "leaf", 4);
         H5Gclose(g);
     } else if (mode == "wide") {
-        for (long long i = 0; i < number(arg); ++i) f32_dataset(file, ("p" + std::to_string(i)).c_str(), 1);
+        for (long long i = 0; i < number(arg); ++i)
+            f32_dataset(file, ("p" + std::to_string(i)).c_str(), 1);
     } else if (mode == "many-attrs") {
         f32_dataset(file, "x", 4);
         hid_t d = H5Dopen2(file, "x", H5P_DEFAULT);
-        for (long long i = 0; i < number(arg); ++i) u8_attribute(d, ("a" + std::to_string(i)).c_str(), 1);
+        for (long long i = 0; i < number(arg); ++i)
+            u8_attribute(d, ("a" + std::to_string(i)).c_str(), 1);
         H5Dclose(d);
     } else if (mode == "big-attr") {
         f32_dataset(file, "x", 4);
@@ -95,7 +100,8 @@ int main(int argc, char** argv) {
         hid_t space = H5Screate_simple(1, &n, nullptr);
         hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
         H5Pset_virtual(dcpl, space, arg, "/data", space);
-        H5Dclose(H5Dcreate2(file, "virtual", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+        H5Dclose(
+            H5Dcreate2(file, "virtual", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
         H5Pclose(dcpl);
         H5Sclose(space);
     } else if (mode == "unwritten") {
@@ -107,13 +113,17 @@ int main(int argc, char** argv) {
         H5Dclose(H5Dcreate2(file, "huge", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
         H5Pclose(dcpl);
         H5Sclose(space);
+    } else if (mode == "odd-names") {
+        f32_dataset(file, "evil\x1b[31mred", 4);
+        f32_dataset(file, "bad\xff\xfeutf8", 4);
     } else if (mode == "strings") {
         f32_dataset(file, "weights", 8);
         hsize_t n = 3;
         hid_t space = H5Screate_simple(1, &n, nullptr);
         hid_t fixed = H5Tcopy(H5T_C_S1);
         H5Tset_size(fixed, 8);
-        hid_t d = H5Dcreate2(file, "names_fixed", fixed, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t d =
+            H5Dcreate2(file, "names_fixed", fixed, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         H5Dwrite(d, fixed, H5S_ALL, H5S_ALL, H5P_DEFAULT, "fc.w\0\0\0\0fc.b\0\0\0\0conv1.w\0");
         H5Dclose(d);
         hid_t vlen = H5Tcopy(H5T_C_S1);
