@@ -17,6 +17,7 @@ struct EncodeArgs {
     bool quiet = false;
     bool allow_nonfinite = false;
     bool allow_external = false;
+    bool skip_unsupported = false;
     std::uint64_t max_tensor_bytes = 0;  // 0: the default (byte_budget.hpp)
     std::string device = "cpu";
 };

@@ -89,7 +89,8 @@ void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, Byt
                        encoder.tensor(d.path, d.dtype, d.shape, d.attributes, data);
                    },
                    [&](const LinkRecord& l) { writer.write(l); }},
-                  DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external});
+                  DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
+                             args.skip_unsupported});
     }
     writer.finish();
     if (!args.select.empty() && encoder.matched == 0 && !args.quiet) {

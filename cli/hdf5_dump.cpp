@@ -9,6 +9,7 @@
 #include <cstring>
 #include <set>
 
+#include "cli_support.hpp"
 #include "hdf5_types.hpp"
 
 namespace gradcodec::cli {
@@ -175,6 +176,13 @@ struct Walker {
         stack.push_back(Frame{std::move(id), path, std::move(members)});
     }
 
+    // An object gradcodec cannot carry: an error, or with --skip-unsupported a warning.
+    void unsupported(const std::string& message) const {
+        if (!limits.skip_unsupported) fail(ErrorKind::bad_input, message);
+        std::fprintf(stderr, "gradcodec: warning: %s; skipped (--skip-unsupported)\n",
+                     printable(message).c_str());
+    }
+
     void visit(hid_t parent, const std::string& parent_path, const Member& member) {
         const std::string path = join(parent_path, member.name);
         const std::string where = file + ": " + path;
@@ -184,7 +192,7 @@ struct Walker {
             return;
         }
         if (member.type != H5L_TYPE_HARD)
-            fail(ErrorKind::bad_input, where + ": unsupported user-defined link");
+            return unsupported(where + ": unsupported user-defined link");
         H5O_info_t info{};
         check_status(H5Oget_info_by_name2(parent, name, &info, H5O_INFO_BASIC, H5P_DEFAULT),
                      ErrorKind::bad_input, where, "cannot open");
@@ -196,7 +204,7 @@ struct Walker {
                 dataset(parent, name, path);
                 return;
             default:
-                fail(ErrorKind::bad_input, where + ": unsupported object (a named datatype?)");
+                return unsupported(where + ": unsupported object (a named datatype?)");
         }
     }
 
@@ -235,10 +243,9 @@ struct Walker {
             checked(H5Dget_type(id.get()), ErrorKind::bad_input, where, "cannot read its type");
         const auto dtype = dtype_of_hdf5(type.get());
         if (!dtype) {
-            fail(ErrorKind::bad_input,
-                 where + ": unsupported datatype (" + hdf5_class_name(type.get()) +
-                     "); gradcodec carries float (f16, bf16, f32, f64), integer and "
-                     "bool datasets");
+            return unsupported(where + ": unsupported datatype (" + hdf5_class_name(type.get()) +
+                               "); gradcodec carries float (f16, bf16, f32, f64), integer and "
+                               "bool datasets");
         }
         Hid space = checked(H5Dget_space(id.get()), ErrorKind::bad_input, where,
                             "cannot read its dataspace");

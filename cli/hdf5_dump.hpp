@@ -38,8 +38,9 @@ inline constexpr std::size_t kMaxGroupDepth = 512;
 
 // What reading a dump may cost and reach.
 struct DumpLimits {
-    ByteBudget budget;            // bytes per dataset (and in total) read into memory
-    bool allow_external = false;  // external storage and virtual datasets, below INPUT's folder
+    ByteBudget budget;              // bytes per dataset (and in total) read into memory
+    bool allow_external = false;    // external storage and virtual datasets, below INPUT's folder
+    bool skip_unsupported = false;  // an object gradcodec cannot carry is a warning, not an error
     void check_tensor(const std::string& where, std::uint64_t elements,
                       std::size_t element_size) const {
         budget.check_tensor(where, elements, element_size);

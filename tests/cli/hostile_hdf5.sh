@@ -60,4 +60,13 @@ expect_exit 3 "fit refuses it too" -- "$GC" fit unwritten.h5
 "$MAKE" unwritten small_unwritten.h5 1000000
 expect_exit 3 "an explicit --max-tensor-bytes applies" -- "$GC" encode small_unwritten.h5 -o out.gcs --max-tensor-bytes 1M
 expect_exit 0 "and a tensor under it passes" -- "$GC" encode small_unwritten.h5 -o small.gcs --max-tensor-bytes 4M
+
+# String datasets are refused by default; --skip-unsupported leaves them out with a warning.
+"$MAKE" strings strings.h5
+expect_exit 3 "a string dataset is refused" -- "$GC" encode strings.h5 -o out.gcs
+expect_stderr "names_fixed: unsupported datatype (string)"
+expect_exit 0 "--skip-unsupported leaves it out" -- "$GC" encode strings.h5 -o skipped.gcs --skip-unsupported
+expect_stderr "warning"
+"$GC" decode skipped.gcs -o skipped.h5
+expect_exit 0 "and carries the rest" -- h5diff strings.h5 skipped.h5 /weights
 finish
