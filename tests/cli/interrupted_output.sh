@@ -54,7 +54,7 @@ head -c 1048576 /dev/urandom > first_mib.f32
 stream_size=$(stat -c %s whole.gcs)
 head -c $((stream_size / 2)) whole.gcs > half.gcs  # header and the first records only
 
-for sig in INT TERM HUP ALRM USR1 USR2 XCPU QUIT VTALRM PROF; do
+for sig in INT TERM HUP ALRM USR1 USR2 XCPU QUIT VTALRM PROF SEGV BUS ABRT; do
     code=$((128 + $(kill -l $sig)))
     start_stalled out.gcs first_mib.f32 -- encode - --raw f32 --shape $N -o out.gcs
     kill -s $sig "$PID"
