@@ -46,7 +46,8 @@ std::vector<std::uint64_t> parse_shape(const std::string& text) {
     std::size_t start = 0;
     while (start <= text.size()) {
         const std::size_t x = text.find('x', start);
-        const std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
+        const std::string part =
+            text.substr(start, x == std::string::npos ? std::string::npos : x - start);
         std::uint64_t d = 0;
         const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), d);
         if (part.empty() || ec != std::errc() || end != part.data() + part.size()) {
@@ -74,15 +75,39 @@ bool selected(const std::string& path, const std::vector<std::string>& globs) {
     return false;
 }
 
+std::string printable(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) {
+            char escaped[5];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+            out += escaped;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+void finish_stdout() {
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        fail(ErrorKind::io, std::string("standard output: write failed: ") + std::strerror(errno));
+    }
+}
+
 std::string display_name(const std::string& path) {
     return path.size() > 1 && path[0] == '/' ? path.substr(1) : path;
 }
 
-Progress::Progress(std::string verb, bool quiet) : verb_(std::move(verb)), enabled_(!quiet && isatty(2)) {}
+Progress::Progress(std::string verb, bool quiet)
+    : verb_(std::move(verb)), enabled_(!quiet && isatty(2)) {}
 
 void Progress::tick(const std::string& name) {
     ++count_;
-    if (enabled_) std::fprintf(stderr, "\r\033[K%s %zu: %s", verb_.c_str(), count_, name.c_str());
+    if (enabled_)
+        std::fprintf(stderr, "\r\033[K%s %zu: %s", verb_.c_str(), count_, printable(name).c_str());
 }
 
 Progress::~Progress() {

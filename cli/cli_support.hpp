@@ -35,20 +35,28 @@ std::vector<std::uint64_t> parse_shape(const std::string& text);
 DType parse_raw_dtype(const std::string& text);
 
 // True when `path` ("/step_00010/fc.weight") matches any glob ("step_00010/*"); an empty list
-// selects everything. Globs match the path without its leading '/', or with it when they start with '/'.
+// selects everything. Globs match the path without its leading '/', or with it when they start with
+// '/'.
 bool selected(const std::string& path, const std::vector<std::string>& globs);
+
+// Control characters (escape sequences included) as \xNN, so a hostile name cannot drive
+// the terminal it is printed on.
+std::string printable(const std::string& text);
+
+// Flushes standard output; Error(io) when writing it failed (a full disk, /dev/full).
+void finish_stdout();
 
 // Paths are shown without the leading '/', as users write them in --select.
 std::string display_name(const std::string& path);
 
 // A one-line progress indicator on stderr, only when stderr is a terminal.
 class Progress {
-public:
+  public:
     Progress(std::string verb, bool quiet);
     void tick(const std::string& name);
     ~Progress();
 
-private:
+  private:
     std::string verb_;
     bool enabled_;
     std::size_t count_ = 0;

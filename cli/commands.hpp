@@ -16,6 +16,9 @@ struct EncodeArgs {
     bool force = false;
     bool quiet = false;
     bool allow_nonfinite = false;
+    bool allow_external = false;
+    bool skip_unsupported = false;
+    std::uint64_t max_tensor_bytes = 0;  // 0: the default (byte_budget.hpp)
     std::string device = "cpu";
     std::string scope = "tensor";  // or "group": select across each HDF5 group's tensors
     std::string target;            // KEY=VALUE: bits, rel_l2, abs, rel
@@ -30,6 +33,8 @@ struct DecodeArgs {
     bool quiet = false;
     std::uint64_t max_elements = 0;  // 0: the default from this machine's memory
     std::uint64_t max_record_bytes = 0;
+    std::uint64_t max_tensor_bytes = 0;  // 0: the default (byte_budget.hpp)
+    std::uint64_t max_total_bytes = 0;
     std::string device = "cpu";
     unsigned threads = 0;  // 0: every available core
 };
@@ -38,9 +43,11 @@ struct InspectArgs {
     std::string input;
     std::string against;
     bool json = false;
+    bool allow_external = false;
     std::uint64_t max_elements = 0;
     std::uint64_t max_record_bytes = 0;
     unsigned threads = 0;  // 0: every available core
+    std::uint64_t max_tensor_bytes = 0;
 };
 
 struct FitArgs {
@@ -50,6 +57,8 @@ struct FitArgs {
     std::string densities = "0.1,0.01,0.001";
     bool json = false;
     unsigned threads = 0;  // 0: every available core
+    bool allow_external = false;
+    std::uint64_t max_tensor_bytes = 0;
 };
 
 struct SweepArgs {

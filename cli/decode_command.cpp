@@ -5,48 +5,75 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 
 #include "atomic_output.hpp"
 #include "buffer_pool.hpp"
+#include "byte_budget.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
+#include "dump_writer.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
 #include "ordered_jobs.hpp"
+#include "output_path.hpp"
 #include "stream_io.hpp"
 
 namespace gradcodec::cli {
 namespace {
 
-// Every codec writes every byte of `out`, so a reused buffer needs no clearing.
-void decode_values_into(const DecodeArgs& args, const TensorRecord& t, unsigned threads, std::span<std::byte> out) {
+// A tensor's decoded values. Not zero-filled: every codec writes each element, so untouched
+// pages cost nothing until they are written.
+struct Values {
+    std::unique_ptr<std::byte[]> bytes;
+    std::size_t size = 0;
+    std::span<const std::byte> view() const { return {bytes.get(), size}; }
+};
+
+// Every codec writes every byte of `out`, so neither a fresh nor a reused buffer needs clearing.
+void decode_values_into(const DecodeArgs& args, const TensorRecord& t, unsigned threads,
+                        std::span<std::byte> out) {
     const TensorMeta meta{args.input + ": " + display_name(t.path), t.dtype, t.shape};
     // choose_device checked the device when the command started.
     decode_on(args.device == "cuda" ? Device::cuda : Device::cpu, t.codec_id, meta, t.payload, out,
               DecodeOptions{threads});
 }
 
-std::vector<std::byte> decode_values(const DecodeArgs& args, const TensorRecord& t, unsigned threads) {
-    std::vector<std::byte> values(TensorMeta{"", t.dtype, t.shape}.byte_count());
-    decode_values_into(args, t, threads, values);
+[[noreturn]] void out_of_memory(const std::string& name, std::uint64_t bytes) {
+    fail(ErrorKind::limit, name + ": out of memory for the " + std::to_string(bytes) +
+                               " bytes it declares (--max-tensor-bytes caps what decode accepts)");
+}
+
+Values decode_values(const DecodeArgs& args, ByteBudget& budget, const TensorRecord& t) {
+    const TensorMeta meta{args.input + ": " + display_name(t.path), t.dtype, t.shape};
+    budget.take(meta.name, meta.element_count(), dtype_size(t.dtype));
+    Values values{std::unique_ptr<std::byte[]>(new (std::nothrow) std::byte[meta.byte_count()]),
+                  static_cast<std::size_t>(meta.byte_count())};
+    if (!values.bytes) out_of_memory(meta.name, values.size);
+    decode_values_into(args, t, resolve_threads(args.threads), {values.bytes.get(), values.size});
     return values;
 }
 
 // --raw: the one tensor's values, written only after the whole stream has checked out.
-void decode_raw(const DecodeArgs& args, StreamReader& reader, std::FILE* out) {
-    std::optional<std::vector<std::byte>> values;
+void decode_raw(const DecodeArgs& args, ByteBudget& budget, StreamReader& reader, std::FILE* out) {
+    std::optional<Values> values;
     while (auto record = reader.next()) {
         const auto* t = std::get_if<TensorRecord>(&*record);
         if (!t) continue;
-        if (values) fail(ErrorKind::usage, args.input + ": the stream holds more than one tensor; --raw needs exactly one");
-        values = decode_values(args, *t, resolve_threads(args.threads));
+        if (values)
+            fail(ErrorKind::bad_input,
+                 args.input + ": the stream holds more than one tensor; --raw needs exactly one");
+        values = decode_values(args, budget, *t);
     }
     reader.expect_input_end();
-    if (!values) fail(ErrorKind::usage, args.input + ": the stream holds no tensor");
-    if (std::fwrite(values->data(), 1, values->size(), out) != values->size()) {
+    if (!values)
+        fail(ErrorKind::bad_input,
+             args.input + ": the stream holds no tensor; --raw needs exactly one");
+    if (values->size != 0 &&
+        std::fwrite(values->bytes.get(), 1, values->size, out) != values->size) {
         fail(ErrorKind::io, args.output + ": write failed: " + std::strerror(errno));
     }
 }
@@ -59,8 +86,9 @@ struct DecodeJob {
 
 // Records are read one at a time and decoded on `threads` threads in batches; the GPU path
 // takes tensors one at a time. HDF5 is written from this thread only.
-void decode_hdf5(const DecodeArgs& args, StreamReader& reader, const std::string& path) {
-    DumpWriter writer(path);
+void decode_hdf5(const DecodeArgs& args, ByteBudget& budget, StreamReader& reader,
+                 const std::string& path) {
+    DumpWriter writer(path, args.output);
     Progress progress("decode", args.quiet);
     const unsigned threads = resolve_threads(args.threads);
     const bool on_cpu = args.device != "cuda";
@@ -74,13 +102,16 @@ void decode_hdf5(const DecodeArgs& args, StreamReader& reader, const std::string
                 jobs.add([&writer, l = *l] { writer.write(l); });
             if (auto* t = std::get_if<TensorRecord>(&*record)) {
                 progress.tick(display_name(t->path));
+                const TensorMeta meta{args.input + ": " + display_name(t->path), t->dtype, t->shape};
+                budget.take(meta.name, meta.element_count(), dtype_size(t->dtype));
                 auto job = std::make_shared<DecodeJob>(DecodeJob{std::move(*t), {}});
-                job->values = buffers.take(TensorMeta{"", job->record.dtype, job->record.shape}.byte_count());
-                const std::uint64_t bytes =
-                    job->record.payload.size() +
-                    TensorMeta{"", job->record.dtype, job->record.shape}.byte_count();
+                try {
+                    job->values = buffers.take(meta.byte_count());
+                } catch (const std::bad_alloc&) {
+                    out_of_memory(meta.name, meta.byte_count());
+                }
                 jobs.add(
-                    bytes,
+                    job->record.payload.size() + meta.byte_count(),
                     [&args, job, per_tensor = on_cpu ? 1 : threads](unsigned job_threads) {
                         decode_values_into(args, job->record, std::max(job_threads, per_tensor),
                                            job->values.bytes());
@@ -101,43 +132,35 @@ void decode_hdf5(const DecodeArgs& args, StreamReader& reader, const std::string
     writer.close();
 }
 
-void copy_file_to_stdout(const std::string& path) {
-    FilePtr in = open_input(path);
-    char buffer[1 << 16];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, in.get())) > 0) {
-        if (std::fwrite(buffer, 1, n, stdout) != n) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
-    }
-    if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
-}
-
 }  // namespace
 
 int run_decode(const DecodeArgs& args) {
     choose_device(args.device);
-    check_output_path(args.input, args.output, args.force);
-    refuse_terminal_output(args.output, args.raw ? "raw values" : "an HDF5 file");
+    const OutputMode mode = check_output_path(args.input, args.output, args.force);
     FilePtr in = open_input(args.input);
     FileSource source(in.get(), args.input);
-    StreamReader reader(source, limits_with(args.max_elements, args.max_record_bytes));
-    if (args.raw && args.output == "-") {
-        decode_raw(args, reader, stdout);
-        if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
+    const auto reader_ptr =
+        open_stream(source, args.input, limits_with(args.max_elements, args.max_record_bytes));
+    StreamReader& reader = *reader_ptr;
+    ByteBudget budget(args.max_tensor_bytes, args.max_total_bytes);
+    if (mode == OutputMode::in_place) {
+        FilePtr out = open_in_place(args.output, args.raw ? "raw values" : "an HDF5 file");
+        if (args.raw) {
+            decode_raw(args, budget, reader, out.get());
+        } else {
+            // HDF5 needs a seekable file: build it in TMPDIR, then stream it out.
+            AtomicOutput scratch{AtomicOutput::Scratch{}};
+            decode_hdf5(args, budget, reader, scratch.open_path());
+            scratch.copy_to(out.get(), args.output);
+        }
+        finish_in_place(out.get(), args.output);
         return kExitOk;
     }
-    if (args.output == "-") {
-        // HDF5 needs a seekable file: build it in TMPDIR, then stream it out.
-        const char* tmpdir = std::getenv("TMPDIR");
-        AtomicOutput scratch(std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/gradcodec-decode");
-        decode_hdf5(args, reader, scratch.temp_path());
-        copy_file_to_stdout(scratch.temp_path());
-        return kExitOk;
-    }
-    AtomicOutput out(args.output);
+    AtomicOutput out(args.output, args.force);
     if (args.raw) {
-        decode_raw(args, reader, out.file());
+        decode_raw(args, budget, reader, out.file());
     } else {
-        decode_hdf5(args, reader, out.temp_path());
+        decode_hdf5(args, budget, reader, out.open_path());
     }
     out.commit();
     return kExitOk;

@@ -7,6 +7,7 @@
 
 #include "atomic_output.hpp"
 #include "buffer_pool.hpp"
+#include "byte_budget.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
@@ -14,6 +15,7 @@
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
 #include "ordered_jobs.hpp"
+#include "output_path.hpp"
 #include "raw_input.hpp"
 #include "stream_io.hpp"
 #include "target_search.hpp"
@@ -134,8 +136,18 @@ struct Encoder {
         if (apply && planner.plans()) {
             return planner.encode(UnitTensor{path, meta, attributes}, data, device);
         }
-        return encode_on(device, apply ? spec : lossless, meta, data,
-                         EncodeOptions{allow_nonfinite, threads});
+        const CodecSpec& chosen = apply ? spec : lossless;
+        try {
+            return encode_on(device, chosen, meta, data, EncodeOptions{allow_nonfinite, threads});
+        } catch (const Error& e) {
+            // A codec that cannot carry non-finite values refuses them even with
+            // --allow-nonfinite: the message must not send the user to the flag they passed.
+            const std::string message = e.what();
+            const std::size_t hint = message.find(" (--allow-nonfinite");
+            if (!allow_nonfinite || hint == std::string::npos) throw;
+            fail(e.kind(), message.substr(0, hint) + "; codec '" + chosen.name +
+                               "' cannot carry them even with --allow-nonfinite (lossless can)");
+        }
     }
 
     void write(std::string path, DType dtype, std::vector<std::uint64_t> shape,
@@ -149,6 +161,8 @@ struct Encoder {
 
 void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
     const TensorMeta meta{args.input, parse_raw_dtype(args.raw), parse_shape(args.shape)};
+    ByteBudget(args.max_tensor_bytes)
+        .check_tensor(args.input, meta.element_count(), dtype_size(meta.dtype));
     const RawInput input(args.input, meta.byte_count(), "the shape");
     EncodedTensor encoded =
         encoder.encode(kRawTensorPath, meta.dtype, meta.shape, {}, input.bytes(), threads);
@@ -189,7 +203,9 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                                              std::move(job->attributes), std::move(job->encoded));
                            });
                    },
-                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }});
+                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }},
+                  DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
+                             args.skip_unsupported});
     } catch (...) {
         jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
         throw;
@@ -225,15 +241,14 @@ int run_encode(const EncodeArgs& args) {
     const Device device = choose_device(args.device);
     if (args.raw.empty() != args.shape.empty()) fail(ErrorKind::usage, "--raw and --shape go together");
     if (!args.raw.empty() && !args.select.empty()) fail(ErrorKind::usage, "--select applies to HDF5 input only");
-    check_output_path(args.input, args.output, args.force);
-    refuse_terminal_output(args.output, "a binary stream");
-    if (args.output == "-") {
-        FileSink sink(stdout, "-");
+    if (check_output_path(args.input, args.output, args.force) == OutputMode::in_place) {
+        FilePtr out = open_in_place(args.output, "a binary stream");
+        FileSink sink(out.get(), args.output);
         encode_to(args, spec, device, sink);
-        if (std::fflush(stdout) != 0) fail(ErrorKind::io, std::string("-: write failed: ") + std::strerror(errno));
+        finish_in_place(out.get(), args.output);
         return kExitOk;
     }
-    AtomicOutput out(args.output);
+    AtomicOutput out(args.output, args.force);
     FileSink sink(out.file(), args.output);
     encode_to(args, spec, device, sink);
     out.commit();

@@ -27,7 +27,8 @@ std::vector<Distribution> parse_dists(const std::string& text) {
     std::vector<Distribution> out;
     for (const auto& name : split_list(text)) {
         const auto d = parse_distribution(name);
-        if (!d) fail(ErrorKind::usage, "--dist '" + name + "': expected a list of exp, gpareto, gamma");
+        if (!d)
+            fail(ErrorKind::usage, "--dist '" + name + "': expected a list of exp, gpareto, gamma");
         out.push_back(*d);
     }
     if (out.empty()) fail(ErrorKind::usage, "--dist: expected a list of exp, gpareto, gamma");
@@ -40,7 +41,8 @@ std::vector<double> parse_densities(const std::string& text) {
         char* end = nullptr;
         const double d = std::strtod(item.c_str(), &end);
         if (item.empty() || *end != '\0' || !(d > 0 && d <= 1)) {
-            fail(ErrorKind::usage, "--density '" + item + "': expected densities in (0, 1], e.g. 0.01,0.001");
+            fail(ErrorKind::usage,
+                 "--density '" + item + "': expected densities in (0, 1], e.g. 0.01,0.001");
         }
         out.push_back(d);
     }
@@ -52,13 +54,16 @@ std::string format_params(const DistributionFit& fit) {
     std::string text;
     for (const auto& [name, value] : fit.params) {
         char buffer[64];
-        std::snprintf(buffer, sizeof buffer, "%s%s=%.4g", text.empty() ? "" : ",", name.c_str(), value);
+        std::snprintf(buffer, sizeof buffer, "%s%s=%.4g", text.empty() ? "" : ",", name.c_str(),
+                      value);
         text += buffer;
     }
     return text;
 }
 
-nlohmann::ordered_json number(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); }
+nlohmann::ordered_json number(double v) {
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
 
 nlohmann::ordered_json report_json(const std::string& name, const FitReport& report) {
     nlohmann::ordered_json fits = nlohmann::ordered_json::array();
@@ -67,7 +72,9 @@ nlohmann::ordered_json report_json(const std::string& name, const FitReport& rep
         for (const auto& [key, value] : f.params) params[key] = number(value);
         nlohmann::ordered_json thresholds = nlohmann::ordered_json::array();
         for (const auto& t : f.thresholds) {
-            thresholds.push_back({{"density", t.density}, {"threshold", number(t.threshold)}, {"achieved", number(t.achieved)}});
+            thresholds.push_back({{"density", t.density},
+                                  {"threshold", number(t.threshold)},
+                                  {"achieved", number(t.achieved)}});
         }
         fits.push_back({{"dist", std::string(distribution_name(f.dist))},
                         {"params", params},
@@ -75,7 +82,8 @@ nlohmann::ordered_json report_json(const std::string& name, const FitReport& rep
                         {"thresholds", thresholds}});
     }
     nlohmann::ordered_json topk = nlohmann::ordered_json::array();
-    for (const auto& t : report.topk) topk.push_back({{"density", t.density}, {"threshold", number(t.threshold)}});
+    for (const auto& t : report.topk)
+        topk.push_back({{"density", t.density}, {"threshold", number(t.threshold)}});
     return {{"name", name}, {"elements", report.elements}, {"fits", fits}, {"topk", topk}};
 }
 
@@ -83,9 +91,10 @@ void print_rows(const std::string& name, const FitReport& report) {
     for (const auto& f : report.fits) {
         for (std::size_t i = 0; i < f.thresholds.size(); ++i) {
             const auto& t = f.thresholds[i];
-            std::printf("%-28s %10llu  %-7s  %-44s %7.4f  %8.4g  %11.5g  %9.5f  %11.5g\n", name.c_str(),
-                        static_cast<unsigned long long>(report.elements), std::string(distribution_name(f.dist)).c_str(),
-                        format_params(f).c_str(), f.ks, t.density, t.threshold, t.achieved, report.topk[i].threshold);
+            std::printf("%-28s %10llu  %-7s  %-44s %7.4f  %8.4g  %11.5g  %9.5f  %11.5g\n",
+                        printable(name).c_str(), static_cast<unsigned long long>(report.elements),
+                        std::string(distribution_name(f.dist)).c_str(), format_params(f).c_str(),
+                        f.ks, t.density, t.threshold, t.achieved, report.topk[i].threshold);
         }
     }
 }
@@ -95,11 +104,11 @@ void print_rows(const std::string& name, const FitReport& report) {
 int run_fit(const FitArgs& args) {
     const auto dists = parse_dists(args.dists);
     const auto densities = parse_densities(args.densities);
-    Hid file = open_dump(args.input);
+    Hid file = open_dump(args.input, false);
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
     if (!args.json) {
-        std::printf("%-28s %10s  %-7s  %-44s %7s  %8s  %11s  %9s  %11s\n", "name", "elements", "dist", "params", "ks",
-                    "density", "threshold", "achieved", "topk_thresh");
+        std::printf("%-28s %10s  %-7s  %-44s %7s  %8s  %11s  %9s  %11s\n", "name", "elements",
+                    "dist", "params", "ks", "density", "threshold", "achieved", "topk_thresh");
     }
     // Datasets are read here one at a time; the fits run on `threads` threads and print in order.
     OrderedJobs jobs(resolve_threads(args.threads));
@@ -130,13 +139,21 @@ int run_fit(const FitArgs& args) {
                                }
                            });
                    },
-                   [](const LinkRecord&) {}});
+                   [](const LinkRecord&) {}},
+                  DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external});
     } catch (...) {
         jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
         throw;
     }
     jobs.flush();
-    if (args.json) std::printf("%s\n", nlohmann::ordered_json{{"tensors", tensors}}.dump(2).c_str());
+    // Names are bytes: invalid UTF-8 is shown as U+FFFD rather than aborting the dump.
+    if (args.json) {
+        std::printf("%s\n",
+                    nlohmann::ordered_json{{"tensors", tensors}}
+                        .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+                        .c_str());
+    }
+    finish_stdout();
     return kExitOk;
 }
 

@@ -3,11 +3,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <set>
 
+#include "cli_support.hpp"
 #include "hdf5_types.hpp"
 
 namespace gradcodec::cli {
@@ -25,79 +27,232 @@ std::vector<std::uint8_t> read_all_stdin() {
     return bytes;
 }
 
-std::string join(const std::string& group, const char* name) {
+std::string join(const std::string& group, const std::string& name) {
     return (group == "/" ? "" : group) + "/" + name;
 }
 
+struct Member {
+    std::string name;
+    H5L_type_t type;
+};
+
+// One pass over a group's links in name order: linear, where asking for the i-th name is not.
+herr_t collect_member(hid_t, const char* name, const H5L_info_t* info, void* out) {
+    static_cast<std::vector<Member>*>(out)->push_back(Member{name, info->type});
+    return 0;
+}
+
+std::vector<Member> list_members(hid_t group, const std::string& where) {
+    std::vector<Member> members;
+    hsize_t index = 0;
+    check_status(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, &index, collect_member, &members),
+                 ErrorKind::bad_input, where, "cannot list the group's members");
+    return members;
+}
+
+bool is_relative_inside(const std::string& name) {
+    if (name.empty() || name[0] == '/') return false;
+    std::size_t start = 0;
+    while (start <= name.size()) {
+        const std::size_t slash = std::min(name.find('/', start), name.size());
+        if (name.compare(start, slash - start, "..") == 0 && slash - start == 2) return false;
+        start = slash + 1;
+    }
+    return true;
+}
+
+// External raw storage and virtual datasets read other files: refused unless allowed, and then
+// only files below the input's folder, and virtual sources that are not virtual themselves.
+void check_storage(hid_t dataset, const std::string& where, const DumpLimits& limits) {
+    Hid dcpl = checked(H5Dget_create_plist(dataset), ErrorKind::bad_input, where,
+                       "cannot read its creation properties");
+    const int external = H5Pget_external_count(dcpl.get());
+    const bool is_virtual = H5Pget_layout(dcpl.get()) == H5D_VIRTUAL;
+    if (external <= 0 && !is_virtual) return;
+    const std::string kind = is_virtual ? "a virtual dataset (its values live in other datasets)"
+                                        : "stored in external files";
+    if (!limits.allow_external) {
+        fail(ErrorKind::bad_input,
+             where + ": " + kind +
+                 "; refused, since it reads files other than INPUT (--allow-external "
+                 "allows files below INPUT's folder)");
+    }
+    for (int i = 0; i < external; ++i) {
+        char name[4096] = {};
+        off_t offset = 0;
+        hsize_t size = 0;
+        H5Pget_external(dcpl.get(), static_cast<unsigned>(i), sizeof name, name, &offset, &size);
+        if (!is_relative_inside(name)) {
+            fail(ErrorKind::bad_input,
+                 where + ": external file '" + name + "' is outside INPUT's folder; refused");
+        }
+    }
+    if (!is_virtual) return;
+    std::size_t count = 0;
+    H5Pget_virtual_count(dcpl.get(), &count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const ssize_t file_len = H5Pget_virtual_filename(dcpl.get(), i, nullptr, 0);
+        const ssize_t dset_len = H5Pget_virtual_dsetname(dcpl.get(), i, nullptr, 0);
+        std::string file(static_cast<std::size_t>(std::max<ssize_t>(file_len, 0)), '\0');
+        std::string dset(static_cast<std::size_t>(std::max<ssize_t>(dset_len, 0)), '\0');
+        H5Pget_virtual_filename(dcpl.get(), i, file.data(), file.size() + 1);
+        H5Pget_virtual_dsetname(dcpl.get(), i, dset.data(), dset.size() + 1);
+        if (file != "." && !is_relative_inside(file)) {
+            fail(ErrorKind::bad_input,
+                 where + ": virtual source file '" + file + "' is outside INPUT's folder; refused");
+        }
+        if (file != ".") {
+            fail(ErrorKind::bad_input, where + ": virtual source in another file ('" + file +
+                                           "'); only sources inside INPUT are carried");
+        }
+        // A source that is virtual itself could lead back here: HDF5 would recurse without end.
+        Hid same_file(H5Iget_file_id(dataset));
+        Hid source(H5Dopen2(same_file.get(), dset.c_str(), H5P_DEFAULT));
+        Hid source_dcpl(source.valid() ? H5Dget_create_plist(source.get()) : H5I_INVALID_HID);
+        if (!source_dcpl.valid() || H5Pget_layout(source_dcpl.get()) == H5D_VIRTUAL) {
+            fail(ErrorKind::bad_input,
+                 where + ": virtual source " + dset + " is missing or virtual itself; refused");
+        }
+    }
+}
+
+std::uint64_t element_count(const std::vector<std::uint64_t>& shape, const std::string& where) {
+    std::uint64_t n = 1;
+    for (auto d : shape) {
+        if (d != 0 && n > UINT64_MAX / d)
+            fail(ErrorKind::bad_input, where + ": its shape holds more than 2^64 elements");
+        n *= d;
+    }
+    return n;
+}
+
+// Depth-first, groups before their members, members in name order, without recursion: a
+// deep tree cannot exhaust the stack, and kMaxGroupDepth bounds the open groups.
 struct Walker {
     const std::string& file;
     const DumpVisitor& visitor;
+    const DumpLimits& limits;
     std::set<haddr_t> groups_seen;
 
-    void group(hid_t id, const std::string& path) {
+    struct Frame {
+        Hid group;
+        std::string path;
+        std::vector<Member> members;
+        std::size_t next = 0;
+    };
+    std::vector<Frame> stack;
+
+    void run(hid_t root) {
+        enter(Hid(H5Gopen2(root, "/", H5P_DEFAULT)), "/");
+        while (!stack.empty()) {
+            Frame& top = stack.back();
+            if (top.next == top.members.size()) {
+                stack.pop_back();
+                continue;
+            }
+            const Member member = top.members[top.next++];
+            visit(top.group.get(), top.path, member);
+        }
+    }
+
+    void enter(Hid id, const std::string& path) {
+        const std::string where = file + ": " + path;
+        if (!id.valid()) fail(ErrorKind::bad_input, where + ": cannot open the group");
+        if (stack.size() >= kMaxGroupDepth) {
+            fail(ErrorKind::bad_input, where + ": groups nested deeper than " +
+                                           std::to_string(kMaxGroupDepth) + " levels; refused");
+        }
         H5O_info_t info{};
-        check_status(H5Oget_info2(id, &info, H5O_INFO_BASIC), ErrorKind::bad_input, file + ": " + path,
+        check_status(H5Oget_info2(id.get(), &info, H5O_INFO_BASIC), ErrorKind::bad_input, where,
                      "cannot read group info");
         if (!groups_seen.insert(info.addr).second) {
-            fail(ErrorKind::bad_input, file + ": " + path +
-                                           ": group is hard-linked a second time; gradcodec does not carry "
-                                           "hard-linked groups");
+            fail(ErrorKind::bad_input,
+                 where +
+                     ": group is hard-linked a second time; gradcodec does not carry "
+                     "hard-linked groups");
         }
-        visitor.group(GroupRecord{path, read_attributes(id, file + ": " + path)});
-        hsize_t count = 0;
-        H5G_info_t ginfo{};
-        check_status(H5Gget_info(id, &ginfo), ErrorKind::bad_input, file + ": " + path, "cannot list group");
-        count = ginfo.nlinks;
-        for (hsize_t i = 0; i < count; ++i) member(id, path, i);
+        visitor.group(GroupRecord{path, read_attributes(id.get(), where)});
+        std::vector<Member> members = list_members(id.get(), where);
+        stack.push_back(Frame{std::move(id), path, std::move(members)});
     }
 
-    void member(hid_t parent, const std::string& parent_path, hsize_t index) {
-        const ssize_t len = H5Lget_name_by_idx(parent, ".", H5_INDEX_NAME, H5_ITER_INC, index, nullptr, 0, H5P_DEFAULT);
-        if (len < 0) fail(ErrorKind::bad_input, file + ": " + parent_path + ": cannot read member names");
-        std::string name(static_cast<std::size_t>(len), '\0');
-        H5Lget_name_by_idx(parent, ".", H5_INDEX_NAME, H5_ITER_INC, index, name.data(), name.size() + 1, H5P_DEFAULT);
-        const std::string path = join(parent_path, name.c_str());
+    // An object gradcodec cannot carry: an error, or with --skip-unsupported a warning.
+    void unsupported(const std::string& message) const {
+        if (!limits.skip_unsupported) fail(ErrorKind::bad_input, message);
+        std::fprintf(stderr, "gradcodec: warning: %s; skipped (--skip-unsupported)\n",
+                     printable(message).c_str());
+    }
+
+    void visit(hid_t parent, const std::string& parent_path, const Member& member) {
+        const std::string path = join(parent_path, member.name);
         const std::string where = file + ": " + path;
-        H5L_info_t link{};
-        check_status(H5Lget_info(parent, name.c_str(), &link, H5P_DEFAULT), ErrorKind::bad_input, where,
-                     "cannot read link");
-        if (link.type == H5L_TYPE_SOFT || link.type == H5L_TYPE_EXTERNAL) {
-            std::vector<char> value(link.u.val_size + 1, '\0');
-            check_status(H5Lget_val(parent, name.c_str(), value.data(), value.size(), H5P_DEFAULT),
-                         ErrorKind::bad_input, where, "cannot read link value");
-            LinkRecord record{path, LinkKind::soft, value.data(), ""};
-            if (link.type == H5L_TYPE_EXTERNAL) {
-                const char* target_file = nullptr;
-                const char* target = nullptr;
-                unsigned flags = 0;
-                check_status(H5Lunpack_elink_val(value.data(), value.size(), &flags, &target_file, &target),
-                             ErrorKind::bad_input, where, "cannot read external link");
-                record = LinkRecord{path, LinkKind::external, target, target_file};
-            }
-            visitor.link(record);
+        const char* name = member.name.c_str();
+        if (member.type == H5L_TYPE_SOFT || member.type == H5L_TYPE_EXTERNAL) {
+            link(parent, path, name);
             return;
         }
-        if (link.type != H5L_TYPE_HARD) fail(ErrorKind::bad_input, where + ": unsupported user-defined link");
-        Hid object = checked(H5Oopen(parent, name.c_str(), H5P_DEFAULT), ErrorKind::bad_input, where, "cannot open");
-        switch (H5Iget_type(object.get())) {
-            case H5I_GROUP: group(object.get(), path); return;
-            case H5I_DATASET: dataset(object.get(), path); return;
-            default: fail(ErrorKind::bad_input, where + ": unsupported object (a named datatype?)");
+        if (member.type != H5L_TYPE_HARD)
+            return unsupported(where + ": unsupported user-defined link");
+        H5O_info_t info{};
+        check_status(H5Oget_info_by_name2(parent, name, &info, H5O_INFO_BASIC, H5P_DEFAULT),
+                     ErrorKind::bad_input, where, "cannot open");
+        switch (info.type) {
+            case H5O_TYPE_GROUP:
+                enter(Hid(H5Gopen2(parent, name, H5P_DEFAULT)), path);
+                return;
+            case H5O_TYPE_DATASET:
+                dataset(parent, name, path);
+                return;
+            default:
+                return unsupported(where + ": unsupported object (a named datatype?)");
         }
     }
 
-    void dataset(hid_t id, const std::string& path) {
+    void link(hid_t parent, const std::string& path, const char* name) {
         const std::string where = file + ": " + path;
-        Hid type = checked(H5Dget_type(id), ErrorKind::bad_input, where, "cannot read its type");
+        H5L_info_t info{};
+        check_status(H5Lget_info(parent, name, &info, H5P_DEFAULT), ErrorKind::bad_input, where,
+                     "cannot read link");
+        std::vector<char> value(info.u.val_size + 1, '\0');
+        check_status(H5Lget_val(parent, name, value.data(), value.size(), H5P_DEFAULT),
+                     ErrorKind::bad_input, where, "cannot read link value");
+        LinkRecord record{path, LinkKind::soft, value.data(), ""};
+        if (info.type == H5L_TYPE_EXTERNAL) {
+            const char* target_file = nullptr;
+            const char* target = nullptr;
+            unsigned flags = 0;
+            check_status(
+                H5Lunpack_elink_val(value.data(), value.size(), &flags, &target_file, &target),
+                ErrorKind::bad_input, where, "cannot read external link");
+            record = LinkRecord{path, LinkKind::external, target, target_file};
+        }
+        visitor.link(record);
+    }
+
+    void dataset(hid_t parent, const char* name, const std::string& path) {
+        const std::string where = file + ": " + path;
+        Hid dapl(H5Pcreate(H5P_DATASET_ACCESS));
+        // Relative external and virtual source names resolve against INPUT's folder, not the
+        // current directory.
+        H5Pset_efile_prefix(dapl.get(), "${ORIGIN}");
+        H5Pset_virtual_prefix(dapl.get(), "${ORIGIN}");
+        Hid id =
+            checked(H5Dopen2(parent, name, dapl.get()), ErrorKind::bad_input, where, "cannot open");
+        check_storage(id.get(), where, limits);
+        Hid type =
+            checked(H5Dget_type(id.get()), ErrorKind::bad_input, where, "cannot read its type");
         const auto dtype = dtype_of_hdf5(type.get());
         if (!dtype) {
-            fail(ErrorKind::bad_input, where + ": unsupported datatype (" + hdf5_class_name(type.get()) +
-                                           "); gradcodec carries float (f16, bf16, f32, f64), integer and "
-                                           "bool datasets");
+            return unsupported(where + ": unsupported datatype (" + hdf5_class_name(type.get()) +
+                               "); gradcodec carries float (f16, bf16, f32, f64), integer and "
+                               "bool datasets");
         }
-        Hid space = checked(H5Dget_space(id), ErrorKind::bad_input, where, "cannot read its dataspace");
-        visitor.dataset(DumpDataset{path, *dtype, dataspace_shape(space.get(), where),
-                                    read_attributes(id, where), id});
+        Hid space = checked(H5Dget_space(id.get()), ErrorKind::bad_input, where,
+                            "cannot read its dataspace");
+        auto shape = dataspace_shape(space.get(), where);
+        limits.check_tensor(where, element_count(shape, where), dtype_size(*dtype));
+        visitor.dataset(DumpDataset{path, *dtype, std::move(shape),
+                                    read_attributes(id.get(), where), id.get()});
     }
 };
 
@@ -117,9 +272,7 @@ std::vector<std::byte> read_values(const std::string& where, hid_t id, DType dty
 }  // namespace
 
 std::vector<std::byte> DumpDataset::read(const std::string& file) const {
-    std::uint64_t n = 1;
-    for (auto d : shape) n *= d;
-    return read_values(file + ": " + path, id, dtype, n);
+    return read_values(file + ": " + path, id, dtype, element_count(shape, file + ": " + path));
 }
 
 std::uint64_t DumpDataset::byte_count() const {
@@ -134,7 +287,7 @@ void DumpDataset::read_into(const std::string& file, std::span<std::byte> out) c
 
 bool looks_like_hdf5(const std::string& file) { return file != "-" && H5Fis_hdf5(file.c_str()) > 0; }
 
-Hid open_dump(const std::string& file) {
+Hid open_dump(const std::string& file, bool offer_raw) {
     if (file == "-") {
         static std::vector<std::uint8_t> image;  // the core driver reads it in place
         image = read_all_stdin();
@@ -144,7 +297,8 @@ Hid open_dump(const std::string& file) {
         return checked(H5Fopen("stdin", H5F_ACC_RDONLY, fapl.get()), ErrorKind::bad_input, "-",
                        "standard input is not a readable HDF5 file");
     }
-    if (access(file.c_str(), R_OK) != 0) fail(ErrorKind::io, file + ": cannot read: " + std::strerror(errno));
+    if (access(file.c_str(), R_OK) != 0)
+        fail(ErrorKind::io, file + ": cannot read: " + std::strerror(errno));
     // A directory passes access(R_OK) but cannot be read as a file: an I/O error like the
     // raw and stream inputs report, not "not an HDF5 file".
     struct stat st {};
@@ -153,119 +307,41 @@ Hid open_dump(const std::string& file) {
     }
     const htri_t is_hdf5 = H5Fis_hdf5(file.c_str());
     if (is_hdf5 <= 0) {
-        fail(ErrorKind::bad_input, file + ": not an HDF5 file (use --raw f32|f16|f64 --shape AxB for raw values)");
+        fail(ErrorKind::bad_input,
+             file + ": not an HDF5 file" +
+                 (offer_raw ? " (use --raw f32|f16|f64 --shape AxB for raw values)" : ""));
     }
     return checked(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), ErrorKind::bad_input, file,
                    "cannot open the HDF5 file (damaged?)");
 }
 
-void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor) {
-    Walker walker{file, visitor, {}};
-    Hid group = checked(H5Gopen2(root, "/", H5P_DEFAULT), ErrorKind::bad_input, file, "cannot open the root group");
-    walker.group(group.get(), "/");
+void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor,
+               const DumpLimits& limits) {
+    Walker walker{file, visitor, limits, {}, {}};
+    walker.run(root);
 }
 
 std::vector<std::byte> read_dataset_at(const std::string& file, hid_t root, const std::string& path,
-                                       DType& dtype, std::vector<std::uint64_t>& shape) {
+                                       DType& dtype, std::vector<std::uint64_t>& shape,
+                                       const DumpLimits& limits) {
     const std::string where = file + ": " + path;
-    if (H5Lexists(root, path.c_str(), H5P_DEFAULT) <= 0) fail(ErrorKind::bad_input, where + ": no such dataset");
-    Hid id = checked(H5Dopen2(root, path.c_str(), H5P_DEFAULT), ErrorKind::bad_input, where, "not a dataset");
+    if (H5Lexists(root, path.c_str(), H5P_DEFAULT) <= 0)
+        fail(ErrorKind::bad_input, where + ": no such dataset");
+    Hid id = checked(H5Dopen2(root, path.c_str(), H5P_DEFAULT), ErrorKind::bad_input, where,
+                     "not a dataset");
+    check_storage(id.get(), where, limits);
     Hid type = checked(H5Dget_type(id.get()), ErrorKind::bad_input, where, "cannot read its type");
     const auto found = dtype_of_hdf5(type.get());
-    if (!found) fail(ErrorKind::bad_input, where + ": unsupported datatype (" + hdf5_class_name(type.get()) + ")");
+    if (!found)
+        fail(ErrorKind::bad_input,
+             where + ": unsupported datatype (" + hdf5_class_name(type.get()) + ")");
     dtype = *found;
-    Hid space = checked(H5Dget_space(id.get()), ErrorKind::bad_input, where, "cannot read its dataspace");
+    Hid space =
+        checked(H5Dget_space(id.get()), ErrorKind::bad_input, where, "cannot read its dataspace");
     shape = dataspace_shape(space.get(), where);
-    std::uint64_t n = 1;
-    for (auto d : shape) n *= d;
+    const std::uint64_t n = element_count(shape, where);
+    limits.check_tensor(where, n, dtype_size(dtype));
     return read_values(where, id.get(), dtype, n);
-}
-
-namespace {
-
-// A stream with valid bytes can still name one object twice or put one under a dataset or a
-// link. That is a bad stream (exit 3), not an I/O failure, so it is checked before HDF5 is
-// asked to create the object. Parents are inspected by link type, never opened through a
-// link: an external link in the stream must not make decode open another file.
-// True when `path` exists as a real (hard-linked) group.
-bool is_group(hid_t file, const std::string& path) {
-    H5L_info_t link{};
-    H5O_info_t info{};
-    return H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0 && H5Lget_info(file, path.c_str(), &link, H5P_DEFAULT) >= 0 &&
-           link.type == H5L_TYPE_HARD && H5Oget_info_by_name2(file, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
-           info.type == H5O_TYPE_GROUP;
-}
-
-void require_new_object(hid_t file, const std::string& path, const std::string& where) {
-    for (std::size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
-        const std::string parent = path.substr(0, slash);
-        if (H5Lexists(file, parent.c_str(), H5P_DEFAULT) <= 0) return;  // created as a group
-        if (!is_group(file, parent)) fail(ErrorKind::damaged_stream, where + ": its parent " + parent + " is not a group in the stream");
-    }
-    if (H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0) {
-        fail(ErrorKind::damaged_stream, where + ": the stream names this object twice");
-    }
-}
-
-}  // namespace
-
-DumpWriter::DumpWriter(const std::string& path)
-    : path_(path),
-      file_(checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), ErrorKind::io, path,
-                    "cannot create the HDF5 file")) {}
-
-void DumpWriter::write(const GroupRecord& group) {
-    const std::string where = path_ + ": " + group.path;
-    Hid id;
-    if (group.path == "/" || is_group(file_.get(), group.path)) {
-        // The root, or a group already made as the parent of an earlier record (writers SHOULD,
-        // not MUST, emit a group first): its attributes go onto it.
-        id = checked(H5Gopen2(file_.get(), group.path.c_str(), H5P_DEFAULT), ErrorKind::io, where, "cannot open the group");
-    } else {
-        require_new_object(file_.get(), group.path, where);
-        Hid lcpl(H5Pcreate(H5P_LINK_CREATE));
-        H5Pset_create_intermediate_group(lcpl.get(), 1);
-        id = checked(H5Gcreate2(file_.get(), group.path.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
-                     ErrorKind::io, where, "cannot create the group");
-    }
-    write_attributes(id.get(), group.attributes, where);
-}
-
-void DumpWriter::write(const LinkRecord& link) {
-    const std::string where = path_ + ": " + link.path;
-    require_new_object(file_.get(), link.path, where);
-    Hid lcpl(H5Pcreate(H5P_LINK_CREATE));
-    H5Pset_create_intermediate_group(lcpl.get(), 1);
-    const herr_t status =
-        link.kind == LinkKind::soft
-            ? H5Lcreate_soft(link.target.c_str(), file_.get(), link.path.c_str(), lcpl.get(), H5P_DEFAULT)
-            : H5Lcreate_external(link.target_file.c_str(), link.target.c_str(), file_.get(), link.path.c_str(),
-                                 lcpl.get(), H5P_DEFAULT);
-    check_status(status, ErrorKind::io, where, "cannot create the link");
-}
-
-void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> values) {
-    const std::string where = path_ + ": " + tensor.path;
-    Hid type = hdf5_type_of(tensor.dtype);
-    Hid space = make_dataspace(tensor.shape, where);
-    require_new_object(file_.get(), tensor.path, where);
-    Hid lcpl(H5Pcreate(H5P_LINK_CREATE));
-    H5Pset_create_intermediate_group(lcpl.get(), 1);
-    Hid id = checked(H5Dcreate2(file_.get(), tensor.path.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT,
-                                H5P_DEFAULT),
-                     ErrorKind::io, where, "cannot create the dataset");
-    if (!values.empty()) {
-        check_status(H5Dwrite(id.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), ErrorKind::io,
-                     where, "cannot write the values");
-    }
-    write_attributes(id.get(), tensor.attributes, where);
-}
-
-void DumpWriter::close() {
-    if (!file_.valid()) return;
-    check_status(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), ErrorKind::io, path_, "write failed");
-    const herr_t status = H5Fclose(file_.release());
-    check_status(status, ErrorKind::io, path_, "write failed on close");
 }
 
 }  // namespace gradcodec::cli

@@ -1,11 +1,12 @@
 #pragma once
-// Reading a gradient dump object by object, and rebuilding one from stream records.
+// Reading a gradient dump object by object.
 #include <cstddef>
 #include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "byte_budget.hpp"
 #include "gradcodec/stream.hpp"
 #include "hdf5_handle.hpp"
 
@@ -33,28 +34,33 @@ struct DumpVisitor {
 
 // Opens an HDF5 file for reading; "-" reads standard input into memory first.
 // Errors name the file: not HDF5 or damaged (bad_input), unreadable (io).
-Hid open_dump(const std::string& file);
+// `offer_raw`: the message suggests --raw, for a command that has it.
+Hid open_dump(const std::string& file, bool offer_raw = true);
 bool looks_like_hdf5(const std::string& file);
 
-// Visits groups before their members, members in name order. Unsupported objects
-// (named datatypes, user-defined links, unsupported dataset types) are errors, never skipped.
-void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor);
+// Groups nested deeper are refused: real dumps hold a handful of levels.
+inline constexpr std::size_t kMaxGroupDepth = 512;
+
+// What reading a dump may cost and reach.
+struct DumpLimits {
+    ByteBudget budget = ByteBudget();  // bytes per dataset (and in total) read into memory
+    bool allow_external = false;    // external storage and virtual datasets, below INPUT's folder
+    bool skip_unsupported = false;  // an object gradcodec cannot carry is a warning, not an error
+    void check_tensor(const std::string& where, std::uint64_t elements,
+                      std::size_t element_size) const {
+        budget.check_tensor(where, elements, element_size);
+    }
+};
+
+// Visits groups before their members, members in name order, iteratively (deep trees up to
+// kMaxGroupDepth). Unsupported objects (named datatypes, user-defined links, unsupported
+// dataset types, external or virtual storage unless allowed) are errors, never skipped.
+void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor,
+               const DumpLimits& limits = DumpLimits());
 
 // Reads one dataset by path (for `inspect --against`).
 std::vector<std::byte> read_dataset_at(const std::string& file, hid_t root, const std::string& path,
-                                       DType& dtype, std::vector<std::uint64_t>& shape);
-
-class DumpWriter {
-public:
-    explicit DumpWriter(const std::string& path);  // creates (truncates) the file
-    void write(const GroupRecord& group);
-    void write(const LinkRecord& link);
-    void write(const TensorRecord& tensor, std::span<const std::byte> values);
-    void close();  // flushes; errors are io errors naming the file
-
-private:
-    std::string path_;
-    Hid file_;
-};
+                                       DType& dtype, std::vector<std::uint64_t>& shape,
+                                       const DumpLimits& limits = DumpLimits());
 
 }  // namespace gradcodec::cli

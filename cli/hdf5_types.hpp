@@ -21,7 +21,8 @@ std::string hdf5_class_name(hid_t type);
 
 // All attributes of an object, by name; `where` names the object for messages.
 std::vector<Attribute> read_attributes(hid_t object, const std::string& where);
-void write_attributes(hid_t object, const std::vector<Attribute>& attributes, const std::string& where);
+void write_attributes(hid_t object, const std::vector<Attribute>& attributes,
+                      const std::string& where);
 
 // The dataspace shape; an error for a null dataspace.
 std::vector<std::uint64_t> dataspace_shape(hid_t space, const std::string& where);

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <memory>
 
+#include "byte_budget.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "common_values.hpp"
@@ -21,10 +22,12 @@ namespace {
 // single tensor in the stream's dtype.
 struct Original {
     std::string file;
+    DumpLimits limits;
     Hid hdf5;
     bool raw = false;
 
-    explicit Original(const std::string& path) : file(path) {
+    Original(const std::string& path, DumpLimits dump_limits)
+        : file(path), limits(std::move(dump_limits)) {
         if (path.empty()) return;
         raw = !looks_like_hdf5(path);
         if (!raw) hdf5 = open_dump(path);
@@ -38,11 +41,12 @@ struct Original {
         }
         DType dtype{};
         std::vector<std::uint64_t> shape;
-        auto data = read_dataset_at(file, hdf5.get(), t.path, dtype, shape);
+        auto data = read_dataset_at(file, hdf5.get(), t.path, dtype, shape, limits);
         if (dtype != t.dtype || shape != t.shape) {
-            fail(ErrorKind::bad_input, file + ": " + display_name(t.path) + " is " + std::string(dtype_name(dtype)) +
-                                           " " + shape_to_string(shape) + ", the stream holds " +
-                                           std::string(dtype_name(t.dtype)) + " " + shape_to_string(t.shape));
+            fail(ErrorKind::bad_input,
+                 file + ": " + display_name(t.path) + " is " + std::string(dtype_name(dtype)) +
+                     " " + shape_to_string(shape) + ", the stream holds " +
+                     std::string(dtype_name(t.dtype)) + " " + shape_to_string(t.shape));
         }
         return data;
     }
@@ -137,8 +141,11 @@ void finish_bit_split(InspectRow& row) {
 int run_inspect(const InspectArgs& args) {
     FilePtr in = open_input(args.input);
     FileSource source(in.get(), args.input);
-    StreamReader reader(source, limits_with(args.max_elements, args.max_record_bytes));
-    const Original original(args.against);
+    const auto reader_ptr =
+        open_stream(source, args.input, limits_with(args.max_elements, args.max_record_bytes));
+    StreamReader& reader = *reader_ptr;
+    ByteBudget budget(args.max_tensor_bytes);
+    const Original original(args.against, DumpLimits{budget, args.allow_external});
     InspectReport report{format_version_string(), {}, {}, {}};
     report.total.name = "total";
     MetricsAccumulator total_metrics;
@@ -151,6 +158,9 @@ int run_inspect(const InspectArgs& args) {
             auto* t = std::get_if<TensorRecord>(&*record);
             if (!t) continue;
             ++tensors_seen;
+            budget.check_tensor(args.input + ": " + display_name(t->path),
+                                TensorMeta{"", t->dtype, t->shape}.element_count(),
+                                dtype_size(t->dtype));
             auto job = std::make_shared<InspectJob>();
             job->record = std::move(*t);
             job->record_bytes = reader.last_record_bytes();
@@ -195,6 +205,7 @@ int run_inspect(const InspectArgs& args) {
     } else {
         print_table(report, !args.against.empty());
     }
+    finish_stdout();
     return kExitOk;
 }
 

@@ -1,5 +1,7 @@
 #include "inspect_report.hpp"
 
+#include "cli_support.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -22,11 +24,17 @@ std::string general(double v) {
     return buffer;
 }
 
-std::string optional_fixed(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "-"; }
+std::string optional_fixed(const std::optional<double>& v, int digits) {
+    return v ? fixed(*v, digits) : "-";
+}
 
 // JSON has no inf or NaN: those become null.
-nlohmann::ordered_json number(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); }
-nlohmann::ordered_json optional_number(const std::optional<double>& v) { return v ? number(*v) : nlohmann::ordered_json(nullptr); }
+nlohmann::ordered_json number(double v) {
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+nlohmann::ordered_json optional_number(const std::optional<double>& v) {
+    return v ? number(*v) : nlohmann::ordered_json(nullptr);
+}
 
 std::vector<std::string> cells(const InspectRow& r, bool with_metrics) {
     std::vector<std::string> c{r.name,
@@ -45,8 +53,8 @@ std::vector<std::string> cells(const InspectRow& r, bool with_metrics) {
                                optional_fixed(r.value_bits, 3)};
     if (with_metrics) {
         if (r.metrics) {
-            for (double v : {r.metrics->rel_l2, r.metrics->cosine, r.metrics->max_abs, r.metrics->psnr_db,
-                             r.metrics->energy_kept})
+            for (double v : {r.metrics->rel_l2, r.metrics->cosine, r.metrics->max_abs,
+                             r.metrics->psnr_db, r.metrics->energy_kept})
                 c.push_back(general(v));
         } else {
             c.insert(c.end(), 5, "-");
@@ -57,19 +65,19 @@ std::vector<std::string> cells(const InspectRow& r, bool with_metrics) {
 
 nlohmann::ordered_json row_json(const InspectRow& r) {
     nlohmann::ordered_json j{{"name", r.name},
-                     {"dtype", r.dtype},
-                     {"shape", r.dims},
-                     {"codec", r.codec},
-                     {"elements", r.elements},
-                     {"kept", r.kept},
-                     {"density", number(r.density())},
-                     {"target_density", optional_number(r.target_density)},
-                     {"bytes_in", r.bytes_in},
-                     {"bytes_out", r.bytes_out},
-                     {"ratio", number(r.ratio())},
-                     {"bits_per_value", number(r.bits_per_value())},
-                     {"position_bits", optional_number(r.position_bits)},
-                     {"value_bits", optional_number(r.value_bits)}};
+                             {"dtype", r.dtype},
+                             {"shape", r.dims},
+                             {"codec", r.codec},
+                             {"elements", r.elements},
+                             {"kept", r.kept},
+                             {"density", number(r.density())},
+                             {"target_density", optional_number(r.target_density)},
+                             {"bytes_in", r.bytes_in},
+                             {"bytes_out", r.bytes_out},
+                             {"ratio", number(r.ratio())},
+                             {"bits_per_value", number(r.bits_per_value())},
+                             {"position_bits", optional_number(r.position_bits)},
+                             {"value_bits", optional_number(r.value_bits)}};
     if (r.metrics) {
         j["metrics"] = {{"rel_l2", number(r.metrics->rel_l2)},
                         {"cosine", number(r.metrics->cosine)},
@@ -83,10 +91,11 @@ nlohmann::ordered_json row_json(const InspectRow& r) {
 }  // namespace
 
 void print_table(const InspectReport& report, bool with_metrics) {
-    std::vector<std::string> header{"name",     "dtype",     "shape", "codec", "elements", "kept",
-                                    "density",  "target",    "bytes_in", "bytes_out", "ratio",
-                                    "bits/value", "pos_bits", "val_bits"};
-    if (with_metrics) header.insert(header.end(), {"rel_l2", "cosine", "max_abs", "psnr_db", "energy_kept"});
+    std::vector<std::string> header{"name",  "dtype",      "shape",    "codec",    "elements",
+                                    "kept",  "density",    "target",   "bytes_in", "bytes_out",
+                                    "ratio", "bits/value", "pos_bits", "val_bits"};
+    if (with_metrics)
+        header.insert(header.end(), {"rel_l2", "cosine", "max_abs", "psnr_db", "energy_kept"});
     std::vector<std::vector<std::string>> rows{header};
     for (const auto& r : report.tensors) rows.push_back(cells(r, with_metrics));
     for (const auto& r : report.groups) rows.push_back(cells(r, with_metrics));
@@ -102,7 +111,7 @@ void print_table(const InspectReport& report, bool with_metrics) {
             line += (i ? "  " : "") + (left ? rows[r][i] + pad : pad + rows[r][i]);
         }
         while (!line.empty() && line.back() == ' ') line.pop_back();
-        std::printf("%s\n", line.c_str());
+        std::printf("%s\n", printable(line).c_str());
     }
 }
 
@@ -121,7 +130,9 @@ void print_json(const InspectReport& report) {
                                      {"tensors", tensors},
                                      {"groups", groups},
                                      {"total", total}};
-    std::printf("%s\n", out.dump(2).c_str());
+    // Names are bytes: invalid UTF-8 is shown as U+FFFD rather than aborting the dump.
+    std::printf("%s\n",
+                out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
 }
 
 }  // namespace gradcodec::cli

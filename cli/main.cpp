@@ -2,6 +2,7 @@
 #include <hdf5.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -9,8 +10,10 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
+#include "did_you_mean.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
+#include "signal_cleanup.hpp"
 
 using namespace gradcodec;
 using namespace gradcodec::cli;
@@ -18,37 +21,84 @@ using namespace gradcodec::cli;
 namespace {
 
 std::string version_text() {
-    std::string text = std::string("gradcodec ") + library_version() + "\nformat " + format_version_string() +
-                       "\nfft backends:";
+    std::string text = std::string("gradcodec ") + library_version() + "\nformat " +
+                       format_version_string() + "\nfft backends:";
     for (const auto& b : fft_backends()) text += " " + b;
     return text;
 }
 
 std::string codec_list() {
     std::string text = "Codecs (--codec NAME[:key=value,...]):\n";
-    for (const auto& c : list_codecs()) text += "  " + std::string(c.name) + ": " + std::string(c.summary) + "\n";
+    for (const auto& c : list_codecs())
+        text += "  " + std::string(c.name) + ": " + std::string(c.summary) + "\n";
     return text;
 }
 
 // Limit errors come from the library; the CLI knows which flag raises the cap.
 std::string with_flag_hint(const Error& e) {
     const std::string message = e.what();
-    if (e.kind() != ErrorKind::limit) return message;
+    if (e.kind() != ErrorKind::limit || message.find("--max-") != std::string::npos) return message;
     const bool record = message.find("max_record_bytes") != std::string::npos;
-    return message + (record ? " (raise the cap with --max-record-bytes N)" : " (raise the cap with --max-elements N)");
+    return message + (record ? " (raise the cap with --max-record-bytes N)"
+                             : " (raise the cap with --max-elements N)");
+}
+
+// Zero and negative caps are refused rather than read as "no cap" (-1 would wrap to 2^64-1).
+const CLI::Validator kPositiveCap(
+    [](std::string& value) -> std::string {
+        const bool positive = !value.empty() &&
+                              value.find_first_not_of("0123456789") == std::string::npos &&
+                              value.find_first_not_of('0') != std::string::npos;
+        return positive ? std::string() : "expected a positive whole number, not '" + value + "'";
+    },
+    "N>0");
+
+// Byte counts take K, M, G, T suffixes (powers of 1024).
+void add_tensor_cap(CLI::App* cmd, std::uint64_t& value) {
+    cmd->add_option("--max-tensor-bytes", value,
+                    "Refuse a tensor of more bytes (default: a quarter of this machine's memory, "
+                    "at most 4 GiB); "
+                    "suffixes K, M, G, T")
+        ->transform(CLI::AsSizeValue(false))
+        ->check(kPositiveCap);
+}
+
+void add_stream_caps(CLI::App* cmd, std::uint64_t& max_elements, std::uint64_t& max_record_bytes) {
+    cmd->add_option(
+           "--max-elements", max_elements,
+           "Refuse tensors declaring more elements (default: half this machine's memory in f32)")
+        ->check(kPositiveCap);
+    cmd->add_option("--max-record-bytes", max_record_bytes,
+                    "Refuse records declaring more bytes (default: half this machine's memory)")
+        ->transform(CLI::AsSizeValue(false))
+        ->check(kPositiveCap);
+}
+
+void add_allow_external(CLI::App* cmd, bool& value) {
+    cmd->add_flag(
+        "--allow-external", value,
+        "Read datasets stored in external files or mapped from other datasets (virtual), when "
+        "their files lie below INPUT's folder; refused otherwise");
 }
 
 void add_encode(CLI::App& app, EncodeArgs& a) {
-    auto* cmd = app.add_subcommand("encode", "Encode an HDF5 gradient dump (or raw values) into a gradcodec stream");
-    cmd->add_option("INPUT", a.input, "HDF5 dump, or raw little-endian values with --raw; - is stdin")->required();
+    auto* cmd = app.add_subcommand(
+        "encode", "Encode an HDF5 gradient dump (or raw values) into a gradcodec stream");
+    cmd->add_option("INPUT", a.input,
+                    "HDF5 dump, or raw little-endian values with --raw; - is stdin")
+        ->required();
     cmd->add_option("-o,--output", a.output, "Output stream; - is stdout")->required();
-    cmd->add_option("--codec", a.codec, "Codec spec for the selected float datasets")->capture_default_str();
+    cmd->add_option("--codec", a.codec, "Codec spec for the selected float datasets")
+        ->capture_default_str();
     cmd->add_option("--select", a.select,
-                    "Glob over dataset paths (e.g. 'step_00010/*'); repeatable. Unselected datasets travel lossless");
-    cmd->add_option("--raw", a.raw, "INPUT holds raw little-endian values of this type: f32, f16, bf16, f64");
+                    "Glob over dataset paths (e.g. 'step_00010/*'); repeatable. Unselected "
+                    "datasets travel lossless");
+    cmd->add_option("--raw", a.raw,
+                    "INPUT holds raw little-endian values of this type: f32, f16, bf16, f64");
     cmd->add_option("--shape", a.shape, "Shape of the raw tensor, e.g. 1024x1024");
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
-    cmd->add_flag("--allow-nonfinite", a.allow_nonfinite, "Carry NaN and inf exactly where a lossy codec would refuse");
+    cmd->add_flag("--allow-nonfinite", a.allow_nonfinite,
+                  "Carry NaN and inf exactly where a lossy codec would refuse");
     cmd->add_option("--scope", a.scope,
                     "tensor, or group: topk, threshold, dgc, sidco and fft/dct's selection choose "
                     "across each HDF5 group's selected tensors (a step)")
@@ -58,51 +108,72 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
         "Choose the codec's knob by search: bits=B (at most B bits/value), rel_l2=E (smallest with "
         "rel L2 <= E, checked by decoding), abs=A or rel=R (rangeq, cast: every value within A or "
         "R*|x|)");
+    add_allow_external(cmd, a.allow_external);
+    cmd->add_flag(
+        "--skip-unsupported", a.skip_unsupported,
+        "Leave out, with a warning, objects gradcodec cannot carry (string, compound and other "
+        "non-numeric datasets, named datatypes, user-defined links) instead of stopping");
+    add_tensor_cap(cmd, a.max_tensor_bytes);
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");
-    cmd->footer(
-        codec_list() +
-        "\nExamples:\n  gradcodec encode dump.h5 -o dump.gcs --codec topk:density=0.01\n"
-        "  gradcodec encode dump.h5 -o - --codec rangeq:bits=8 --select 'step_00010/*' | ssh host "
-        "gradcodec decode - -o dump.h5\n"
-        "  gradcodec encode grad.f32 --raw f32 --shape 1024x1024 -o grad.gcs --codec cast:to=bf16\n"
-        "  gradcodec encode dump.h5 -o dump.gcs --codec topk --scope group --target bits=0.5\n"
-        "  gradcodec encode dump.h5 -o dump.gcs --codec rangeq --target abs=1e-6\n\n" +
-        std::string(kExitCodeHelp));
+    cmd->footer(codec_list() +
+                "\nExamples:\n  gradcodec encode dump.h5 -o dump.gcs --codec topk:density=0.01\n"
+                "  gradcodec encode dump.h5 -o - --codec rangeq:bits=8 --select 'step_00010/*' | "
+                "ssh host gradcodec decode - -o dump.h5\n"
+                "  gradcodec encode grad.f32 --raw f32 --shape 1024x1024 -o grad.gcs --codec "
+                "cast:to=bf16\n"
+                "  gradcodec encode dump.h5 -o dump.gcs --codec topk --scope group --target bits=0.5\n"
+                "  gradcodec encode dump.h5 -o dump.gcs --codec rangeq --target abs=1e-6\n\n" +
+                std::string(kExitCodeHelp));
     add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_encode(a)); });
 }
 
 void add_decode(CLI::App& app, DecodeArgs& a) {
-    auto* cmd = app.add_subcommand("decode", "Decode a gradcodec stream back into an HDF5 file (or raw values)");
+    auto* cmd = app.add_subcommand(
+        "decode", "Decode a gradcodec stream back into an HDF5 file (or raw values)");
     cmd->add_option("INPUT", a.input, "Stream to decode; - is stdin")->required();
-    cmd->add_option("-o,--output", a.output, "Output HDF5 file (or raw values with --raw); - is stdout")->required();
-    cmd->add_flag("--raw", a.raw, "Write the values of a single-tensor stream, little-endian in their dtype");
+    cmd->add_option("-o,--output", a.output,
+                    "Output HDF5 file (or raw values with --raw); - is stdout")
+        ->required();
+    cmd->add_flag("--raw", a.raw,
+                  "Write the values of a single-tensor stream, little-endian in their dtype");
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
-    cmd->add_option("--max-elements", a.max_elements,
-                    "Refuse tensors declaring more elements (default: half this machine's memory in f32)");
-    cmd->add_option("--max-record-bytes", a.max_record_bytes,
-                    "Refuse records declaring more bytes (default: half this machine's memory)");
+    add_stream_caps(cmd, a.max_elements, a.max_record_bytes);
+    add_tensor_cap(cmd, a.max_tensor_bytes);
+    cmd->add_option(
+           "--max-total-bytes", a.max_total_bytes,
+           "Refuse a stream decoding to more bytes in all (default: 16 GiB); suffixes K, M, G, T")
+        ->transform(CLI::AsSizeValue(false))
+        ->check(kPositiveCap);
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
-    cmd->footer("Examples:\n  gradcodec decode dump.gcs -o dump.h5\n  gradcodec decode - --raw -o - < grad.gcs > grad.f32\n\n" +
-                std::string(kExitCodeHelp));
+    cmd->footer(
+        "Examples:\n  gradcodec decode dump.gcs -o dump.h5\n  gradcodec decode - --raw -o - < "
+        "grad.gcs > grad.f32\n\n" +
+        std::string(kExitCodeHelp));
     add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_decode(a)); });
 }
 
 void add_inspect(CLI::App& app, InspectArgs& a) {
-    auto* cmd = app.add_subcommand("inspect", "Show what each tensor of a stream costs, and with --against what it loses");
+    auto* cmd = app.add_subcommand(
+        "inspect", "Show what each tensor of a stream costs, and with --against what it loses");
     cmd->add_option("INPUT", a.input, "Stream to inspect; - is stdin")->required();
-    cmd->add_option("--against", a.against, "Original HDF5 dump (or raw file of a single-tensor stream) for error metrics");
+    cmd->add_option("--against", a.against,
+                    "Original HDF5 dump (or raw file of a single-tensor stream) for error metrics");
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
-    cmd->add_option("--max-elements", a.max_elements, "Refuse tensors declaring more elements");
-    cmd->add_option("--max-record-bytes", a.max_record_bytes, "Refuse records declaring more bytes");
+    add_stream_caps(cmd, a.max_elements, a.max_record_bytes);
+    add_tensor_cap(cmd, a.max_tensor_bytes);
+    add_allow_external(cmd, a.allow_external);
     cmd->footer(
-        "Columns: kept = scalars the codec carries (top-k values, kept spectrum scalars), for dense codecs\n"
-        "the non-zero decoded values; density = kept/elements; target = the codec's target density;\n"
+        "Columns: kept = scalars the codec carries (top-k values, kept spectrum scalars), for "
+        "dense codecs\n"
+        "the non-zero decoded values; density = kept/elements; target = the codec's target "
+        "density;\n"
         "bytes_in = raw size; bytes_out = record size on the wire; ratio = bytes_in/bytes_out;\n"
-        "bits/value = 8*bytes_out/elements; pos_bits, val_bits = bits per element spent on positions and values.\n"
+        "bits/value = 8*bytes_out/elements; pos_bits, val_bits = bits per element spent on "
+        "positions and values.\n"
         "The total row's bytes_out is the whole stream: header, every record and the end marker.\n"
         "Rows GROUP/* sum the records of each HDF5 group (a step); metrics over all its tensors.\n"
         "Metrics (--against), in double precision over x = original, y = decoded:\n"
@@ -115,17 +186,27 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
 }
 
 void add_fit(CLI::App& app, FitArgs& a) {
-    auto* cmd = app.add_subcommand("fit", "Fit SIDCo's distributions to each float tensor's magnitudes");
+    auto* cmd =
+        app.add_subcommand("fit", "Fit SIDCo's distributions to each float tensor's magnitudes");
     cmd->add_option("INPUT", a.input, "HDF5 dump; - is stdin")->required();
-    cmd->add_option("--select", a.select, "Glob over dataset paths; repeatable (default: every float dataset)");
-    cmd->add_option("--dist", a.dists, "Distributions to fit: exp, gpareto, gamma")->capture_default_str();
-    cmd->add_option("--density", a.densities, "Target densities for the thresholds")->capture_default_str();
+    cmd->add_option("--select", a.select,
+                    "Glob over dataset paths; repeatable (default: every float dataset)");
+    cmd->add_option("--dist", a.dists, "Distributions to fit: exp, gpareto, gamma")
+        ->capture_default_str();
+    cmd->add_option("--density", a.densities, "Target densities for the thresholds")
+        ->capture_default_str();
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
+    add_tensor_cap(cmd, a.max_tensor_bytes);
+    add_allow_external(cmd, a.allow_external);
     cmd->footer(
-        "Per tensor and distribution: the fitted parameters of |x| (exp: scale; gpareto: shape, scale;\n"
-        "gamma: shape, scale, zero_fraction), the Kolmogorov-Smirnov distance of the fit on |x|, and per\n"
-        "density SIDCo's threshold (stages=auto), the density it achieves, and the exact top-k threshold.\n\n"
-        "Example:\n  gradcodec fit dump.h5 --select 'step_00010/*' --dist exp,gamma --density 0.01,0.001 --json\n\n" +
+        "Per tensor and distribution: the fitted parameters of |x| (exp: scale; gpareto: shape, "
+        "scale;\n"
+        "gamma: shape, scale, zero_fraction), the Kolmogorov-Smirnov distance of the fit on |x|, "
+        "and per\n"
+        "density SIDCo's threshold (stages=auto), the density it achieves, and the exact top-k "
+        "threshold.\n\n"
+        "Example:\n  gradcodec fit dump.h5 --select 'step_00010/*' --dist exp,gamma --density "
+        "0.01,0.001 --json\n\n" +
         std::string(kExitCodeHelp));
     add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_fit(a)); });
@@ -189,6 +270,39 @@ void add_simulate(CLI::App& app, SimulateArgs& a) {
     cmd->callback([&a] { std::exit(run_simulate(a)); });
 }
 
+// After a parse error: the closest subcommand to an unknown first word, or the closest flag
+// of the chosen subcommand to an unknown one.
+void suggest(const CLI::App& app, int argc, char** argv) {
+    std::vector<std::string> commands;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        commands.push_back(sub->get_name());
+    if (argc < 2) return;
+    const std::string first = argv[1];
+    if (first.empty() || first[0] == '-') return;
+    if (std::find(commands.begin(), commands.end(), first) == commands.end()) {
+        if (const auto word = closest_word(first, commands)) {
+            std::fprintf(stderr, "gradcodec: unknown command '%s'; did you mean '%s'?\n",
+                         printable(first).c_str(), word->c_str());
+        }
+        return;
+    }
+    const CLI::App* sub = app.get_subcommand(first);
+    std::vector<std::string> flags;
+    for (const auto* option : sub->get_options()) {
+        for (const auto& name : option->get_lnames()) flags.push_back("--" + name);
+    }
+    for (int i = 2; i < argc; ++i) {
+        std::string word = argv[i];
+        if (word.rfind("--", 0) != 0) continue;
+        word = word.substr(0, word.find('='));
+        if (std::find(flags.begin(), flags.end(), word) != flags.end()) continue;
+        if (const auto flag = closest_word(word, flags)) {
+            std::fprintf(stderr, "gradcodec: unknown option '%s'; did you mean '%s'?\n",
+                         printable(word).c_str(), flag->c_str());
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -220,13 +334,19 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         app.exit(e);
+        suggest(app, argc, argv);
         return kExitUsage;
     } catch (const Error& e) {
-        std::fprintf(stderr, "gradcodec: %s\n", with_flag_hint(e).c_str());
+        std::fprintf(stderr, "gradcodec: %s\n", printable(with_flag_hint(e)).c_str());
         return exit_code_for(e.kind());
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "gradcodec: out of memory\n");
-        return kExitIo;
+        // Every large allocation is sized by what INPUT declares: a refused input, not an I/O
+        // failure.
+        std::fprintf(
+            stderr,
+            "gradcodec: out of memory for what INPUT declares (--max-tensor-bytes caps what is "
+            "accepted)\n");
+        return kExitBadInput;
     }
     return kExitOk;
 }

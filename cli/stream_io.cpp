@@ -1,6 +1,6 @@
 #include "stream_io.hpp"
 
-#include <unistd.h>
+#include <hdf5.h>
 
 #include "gradcodec/error.hpp"
 
@@ -12,17 +12,25 @@ ReadLimits limits_with(std::uint64_t max_elements, std::uint64_t max_record_byte
         limits.max_elements = max_elements;
         // A record can only be as large as its tensor stored raw, plus metadata (saturating).
         constexpr std::uint64_t kMetadata = 1 << 20;
-        const std::uint64_t raw = max_elements > (UINT64_MAX - kMetadata) / 8 ? UINT64_MAX : max_elements * 8 + kMetadata;
+        const std::uint64_t raw =
+            max_elements > (UINT64_MAX - kMetadata) / 8 ? UINT64_MAX : max_elements * 8 + kMetadata;
         if (raw > limits.max_record_bytes) limits.max_record_bytes = raw;
     }
     if (max_record_bytes != 0) limits.max_record_bytes = max_record_bytes;
     return limits;
 }
 
-void refuse_terminal_output(const std::string& output, const char* what) {
-    if (output == "-" && isatty(1)) {
-        fail(ErrorKind::usage, std::string("refusing to write ") + what +
-                                   " to a terminal; redirect standard output or use -o FILE");
+std::unique_ptr<StreamReader> open_stream(ByteSource& source, const std::string& input,
+                                          ReadLimits limits) {
+    try {
+        return std::make_unique<StreamReader>(source, limits);
+    } catch (const Error& e) {
+        if (std::string(e.what()).find("wrong magic") == std::string::npos) throw;
+        const bool hdf5 = input != "-" && H5Fis_hdf5(input.c_str()) > 0;
+        fail(ErrorKind::bad_input,
+             input + ": not a gradcodec stream (wrong magic number)" +
+                 (hdf5 ? "; it is an HDF5 file: `gradcodec encode` makes a stream of it"
+                       : "; streams are made by `gradcodec encode`"));
     }
 }
 

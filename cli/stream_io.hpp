@@ -1,6 +1,7 @@
 #pragma once
-// Opening a stream for reading with the CLI's caps, and refusing binary output to terminals.
+// Opening a stream for reading with the CLI's caps.
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "gradcodec/stream.hpp"
@@ -11,7 +12,9 @@ namespace gradcodec::cli {
 // that is given too.
 ReadLimits limits_with(std::uint64_t max_elements, std::uint64_t max_record_bytes = 0);
 
-// Error(usage) when OUTPUT is "-" and standard output is a terminal.
-void refuse_terminal_output(const std::string& output, const char* what);
+// Opens the stream of INPUT (named `input` in errors). Input that is not a stream at all is
+// bad input saying so, with a hint at encode when it is an HDF5 file.
+std::unique_ptr<StreamReader> open_stream(ByteSource& source, const std::string& input,
+                                          ReadLimits limits);
 
 }  // namespace gradcodec::cli

@@ -13,6 +13,13 @@ expect_exit 3 "a shape that does not match the bytes is bad input" -- "$GC" enco
 expect_stderr "needs exactly 400 bytes"
 expect_absent x.gcs
 expect_exit 2 "--raw without --shape is a usage error" -- "$GC" encode noise.f32 --raw f32 -o x.gcs
-expect_exit 2 "decode --raw of a multi-tensor stream is a usage error" -- bash -c "'$GC' encode '$SAMPLE' -o s.gcs && '$GC' decode s.gcs --raw -o x.raw"
+# The stream, not the command line, lacks what --raw needs: bad input.
+expect_exit 3 "decode --raw of a multi-tensor stream is bad input" -- bash -c "'$GC' encode '$SAMPLE' -o s.gcs && '$GC' decode s.gcs --raw -o x.raw"
+expect_stderr "more than one tensor"
+expect_absent x.raw
+"$(dirname "$MAKE_FIXTURE")/make_hostile_hdf5" groups-only groups_only.h5
+"$GC" encode groups_only.h5 -o empty.gcs
+expect_exit 3 "decode --raw of a stream with no tensor is bad input" -- "$GC" decode empty.gcs --raw -o x.raw
+expect_stderr "holds no tensor"
 expect_absent x.raw
 finish

@@ -26,4 +26,40 @@ expect_exit 3 "inspect applies the record cap" -- "$GC" inspect small.gcs --max-
 expect_exit 0 "a cap of 2^64-1 elements does not wrap around" -- \
     "$GC" decode small.gcs --raw -o out.raw --max-elements 18446744073709551615
 if cmp -s out.raw zeros.f32; then pass "and decodes the values"; else fail "values differ"; fi
+
+# Caps in bytes: per tensor (--max-tensor-bytes) and in total (--max-total-bytes), exit 3
+# naming the flag. 64 MiB of zeros make a stream of a few hundred bytes: a small bomb.
+rm -f out.raw
+head -c $((64 << 20)) /dev/zero | "$GC" encode - --raw f32 --shape 16777216 -o bomb.gcs --codec topk:density=0.001
+size=$(stat -c %s bomb.gcs)
+if [ "$size" -lt 100000 ]; then pass "64 MiB of zeros make a $size-byte stream"; else fail "bomb is $size bytes"; fi
+expect_exit 3 "a tensor over --max-tensor-bytes is refused" -- "$GC" decode bomb.gcs -o out.h5 --max-tensor-bytes 32M
+expect_stderr "raise it with --max-tensor-bytes"
+expect_absent out.h5
+expect_exit 3 "inspect applies it too" -- "$GC" inspect bomb.gcs --max-tensor-bytes 32M
+expect_exit 3 "decode --raw applies it too" -- "$GC" decode bomb.gcs --raw -o out.raw --max-tensor-bytes 32M
+expect_absent out.raw
+"$GC" encode "$SAMPLE" -o sample.gcs
+expect_exit 3 "a stream past --max-total-bytes in all is refused" -- "$GC" decode sample.gcs -o out.h5 --max-total-bytes 64K
+expect_stderr "raise it with --max-total-bytes"
+expect_absent out.h5
+expect_exit 0 "raising the caps lets it through" -- "$GC" decode bomb.gcs --raw -o out.raw --max-tensor-bytes 64M --max-total-bytes 1G
+rm -f out.raw
+# Under a 60 MB address-space limit the 64 MiB tensor cannot be allocated: still a refused
+# bomb (exit 3) naming the flag, not an I/O failure. (A sanitizer build needs terabytes of
+# address space for its shadow memory and cannot run under the limit at all: skipped there.)
+if bash -c "ulimit -v 60000; exec '$GC' decode small.gcs --raw -o /dev/null" 2>/dev/null; then
+    expect_exit 3 "an allocation the stream caused that fails is exit 3 naming the flag" -- \
+        bash -c "ulimit -v 60000; exec '$GC' decode bomb.gcs --raw -o out.raw"
+    expect_stderr "--max-tensor-bytes"
+    expect_absent out.raw
+else
+    echo "skipped: this build cannot run under a 60 MB address-space limit"
+fi
+
+# Zero and negative caps are refused, not read as "no cap".
+for flag in --max-elements --max-record-bytes --max-tensor-bytes --max-total-bytes; do
+    expect_exit 2 "$flag -1 is a usage error" -- "$GC" decode small.gcs -o out.h5 $flag -1
+    expect_exit 2 "$flag 0 is a usage error" -- "$GC" decode small.gcs -o out.h5 $flag 0
+done
 finish

@@ -28,7 +28,7 @@ expect_stderr() {
 expect_absent() {
     if [ ! -e "$1" ]; then pass "no $1 left"; else fail "$1 exists but should not"; fi
     local temps
-    temps=$(ls -a "$(dirname "$1")" | grep -c 'tmp-gradcodec' || true)
+    temps=$(ls -a "$(dirname "$1")" | grep -cE 'tmp-gradcodec|^\.gradcodec-' || true)
     if [ "$temps" -eq 0 ]; then pass "no temporary file left"; else fail "temporary files left: $(ls -a "$(dirname "$1")")"; fi
 }
 

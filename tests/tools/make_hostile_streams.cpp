@@ -115,6 +115,18 @@ int main(int argc, char** argv) {
              w.write(LinkRecord{"/l", LinkKind::external, "/x", "other.h5"});
              w.write(tensor("/l/t"));
          }},
+        {"group-under-external-link",
+         [](StreamWriter& w) {
+             w.write(LinkRecord{"/l", LinkKind::external, "/", "victim.h5"});
+             w.write(GroupRecord{"/l/x", {}});
+         }},
+        {"dot-component", [](StreamWriter& w) { w.write(tensor("/./x")); }},
+        {"deep-path",
+         [](StreamWriter& w) {
+             std::string path;
+             for (int i = 0; i < 2000; ++i) path += "/a";
+             for (int i = 0; i < 20; ++i) w.write(tensor(path + "/t" + std::to_string(i)));
+         }},
         {"rank-32",
          [](StreamWriter& w) { w.write(tensor("/r", std::vector<std::uint64_t>(32, 1))); }},
     };

@@ -1,0 +1,85 @@
+#include "signal_cleanup.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <initializer_list>
+
+namespace gradcodec::cli {
+namespace {
+
+// A handler may only touch async-signal-safe state: one fixed buffer, written before the file
+// exists and cleared after it is gone, so no signal can see a name half written.
+char g_pending_temp[4096];
+volatile sig_atomic_t g_has_pending = 0;
+
+void cleanup_and_die(int sig) {
+    if (g_has_pending) unlink(g_pending_temp);
+    // SA_RESETHAND restored the default action: re-raising ends the process with this
+    // signal's status (a crash returns to the faulting instruction and faults again).
+    raise(sig);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(undefined_behavior_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+void handle(int sig) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) return;
+    struct sigaction action {};
+    action.sa_handler = cleanup_and_die;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND | SA_ONSTACK;
+    sigaction(sig, &action, nullptr);
+}
+
+// A stack overflow raises SIGSEGV with no stack left to run the handler on.
+void install_alternate_stack() {
+    static char stack[1 << 16];
+    stack_t alt{};
+    alt.ss_sp = stack;
+    alt.ss_size = sizeof stack;
+    sigaltstack(&alt, nullptr);
+}
+
+}  // namespace
+
+void install_signal_cleanup() {
+    for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU,
+                    SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSYS, SIGSTKFLT, SIGTRAP}) {
+        handle(sig);
+    }
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) handle(sig);
+    // Sanitizers report crashes from their own handlers; ours would hide their report.
+    if (!kSanitized) {
+        install_alternate_stack();
+        for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) handle(sig);
+    }
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+bool set_pending_temp(const char* path) {
+    const std::size_t n = std::strlen(path);
+    if (n >= sizeof g_pending_temp) return false;
+    g_has_pending = 0;
+    std::memcpy(g_pending_temp, path, n + 1);
+    g_has_pending = 1;
+    return true;
+}
+
+void clear_pending_temp() {
+    g_has_pending = 0;
+}
+
+}  // namespace gradcodec::cli
