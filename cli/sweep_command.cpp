@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_output.hpp"
+#include "output_path.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "dump_groups.hpp"
@@ -173,7 +174,15 @@ void write_plot(const SweepArgs& args, const std::vector<Row>& rows) {
                         "relative L2 error",
                         exact_left_out ? "exact codecs (rel L2 = 0) not drawn" : ""};
     const std::string svg = render_svg(text, series);
-    AtomicOutput out(args.plot);
+    if (check_output_path(args.input, args.plot, args.force) == OutputMode::in_place) {
+        FilePtr out = open_in_place(args.plot, "an SVG image");
+        if (std::fwrite(svg.data(), 1, svg.size(), out.get()) != svg.size()) {
+            fail(ErrorKind::io, args.plot + ": write failed: " + std::strerror(errno));
+        }
+        finish_in_place(out.get(), args.plot);
+        return;
+    }
+    AtomicOutput out(args.plot, args.force);
     if (std::fwrite(svg.data(), 1, svg.size(), out.file()) != svg.size()) {
         fail(ErrorKind::io, args.plot + ": write failed: " + std::strerror(errno));
     }
