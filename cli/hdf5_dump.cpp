@@ -230,14 +230,14 @@ void DumpWriter::write(const LinkRecord& link) {
     check_status(status, ErrorKind::io, where, "cannot create the link");
 }
 
-void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> values) {
+void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> values, hid_t dcpl) {
     const std::string where = path_ + ": " + tensor.path;
     Hid type = hdf5_type_of(tensor.dtype);
     Hid space = make_dataspace(tensor.shape, where);
     require_new_object(file_.get(), tensor.path, where);
     Hid lcpl(H5Pcreate(H5P_LINK_CREATE));
     H5Pset_create_intermediate_group(lcpl.get(), 1);
-    Hid id = checked(H5Dcreate2(file_.get(), tensor.path.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT,
+    Hid id = checked(H5Dcreate2(file_.get(), tensor.path.c_str(), type.get(), space.get(), lcpl.get(), dcpl,
                                 H5P_DEFAULT),
                      ErrorKind::io, where, "cannot create the dataset");
     if (!values.empty()) {

@@ -44,7 +44,8 @@ public:
     explicit DumpWriter(const std::string& path);  // creates (truncates) the file
     void write(const GroupRecord& group);
     void write(const LinkRecord& link);
-    void write(const TensorRecord& tensor, std::span<const std::byte> values);
+    // `dcpl` sets the dataset's layout and filters (repack's chunks); the default is contiguous.
+    void write(const TensorRecord& tensor, std::span<const std::byte> values, hid_t dcpl = H5P_DEFAULT);
     void close();  // flushes; errors are io errors naming the file
 
 private:

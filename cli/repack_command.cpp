@@ -1,0 +1,96 @@
+// repack: the same HDF5 tree with its selected float datasets chunked and filtered by
+// gradcodec, so the result stays a plain HDF5 file that any HDF5 reader with the plugin opens.
+#include "atomic_output.hpp"
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "filtered_dataset.hpp"
+#include "gradcodec/gradcodec.hpp"
+#include "gradcodec_h5z.h"
+#include "hdf5_dump.hpp"
+
+namespace gradcodec::cli {
+namespace {
+
+struct Repacker {
+    const RepackArgs& args;
+    const Codec& codec;
+    DumpWriter& writer;
+    std::uint64_t matched = 0;
+
+    bool filtered(const DumpDataset& d) const {
+        // A scalar has no chunks: HDF5 filters chunked datasets only.
+        return is_float(d.dtype) && !d.shape.empty() && selected(d.path, args.select);
+    }
+
+    void dataset(const DumpDataset& d) {
+        const auto values = d.read(args.input);
+        TensorRecord record{d.path, d.dtype, d.shape, d.attributes, 0, "", {}};
+        if (!filtered(d)) {
+            writer.write(record, values);
+            return;
+        }
+        ++matched;
+        const std::string where = args.input + ": " + display_name(d.path);
+        const h5z::FilterParams params{
+            GRADCODEC_H5Z_LAYOUT_VERSION,
+            0,
+            0,
+            0,
+            args.allow_nonfinite ? GRADCODEC_H5Z_FLAG_ALLOW_NONFINITE : 0u,
+            codec.spec()};
+        Hid dcpl = filtered_creation_list(chunk_dims_for(d.shape, args.chunk), params, where);
+        try {
+            writer.write(record, values, dcpl.get());
+        } catch (const Error&) {
+            const std::string reason = last_filter_error();
+            if (reason.empty()) throw;
+            fail(ErrorKind::bad_input, where + ": " + reason);
+        }
+    }
+};
+
+void repack(const RepackArgs& args, const Codec& codec, const std::string& path) {
+    Hid input = open_dump(args.input);
+    DumpWriter writer(path);
+    Repacker repacker{args, codec, writer};
+    Progress progress("repack", args.quiet);
+    walk_dump(args.input, input.get(),
+              {[&](const GroupRecord& g) { writer.write(g); },
+               [&](const DumpDataset& d) {
+                   progress.tick(display_name(d.path));
+                   repacker.dataset(d);
+               },
+               [&](const LinkRecord& l) { writer.write(l); }});
+    writer.close();
+    if (!args.select.empty() && repacker.matched == 0 && !args.quiet) {
+        std::fprintf(
+            stderr,
+            "gradcodec: warning: --select matched no float dataset; nothing was filtered\n");
+    }
+}
+
+}  // namespace
+
+int run_repack(const RepackArgs& args) {
+    const Codec codec = Codec::compile(args.codec, EncodeOptions{args.allow_nonfinite});
+    if (!h5z::codec_runs_per_chunk(codec.id())) {
+        fail(ErrorKind::usage,
+             "codec " + std::string(codec.name()) +
+                 " transforms whole tensors and does not run per HDF5 chunk; use lossless, cast, "
+                 "rangeq, "
+                 "topk, threshold, dgc or sidco (or gradcodec encode for a stream)");
+    }
+    if (args.chunk == 0) fail(ErrorKind::usage, "--chunk must be at least 1 element");
+    if (args.input == "-" || args.output == "-")
+        fail(ErrorKind::usage, "repack reads and writes HDF5 files, not pipes");
+    check_output_path(args.input, args.output, args.force);
+    register_gradcodec_filter();
+    keep_filter_errors();
+    AtomicOutput out(args.output);
+    repack(args, codec, out.temp_path());
+    out.commit();
+    return kExitOk;
+}
+
+}  // namespace gradcodec::cli
