@@ -63,31 +63,44 @@ std::optional<h5z::FilterParams> gradcodec_filter_of(hid_t dataset, const std::s
     }
 }
 
+// The chunk grid is walked by offset: H5Dget_num_chunks and H5Dget_chunk_info do not serve
+// every chunk index of HDF5 1.10 (the single-chunk index among them).
 std::vector<std::vector<std::uint8_t>> read_chunk_frames(hid_t dataset, const std::string& where) {
     Hid space =
         checked(H5Dget_space(dataset), ErrorKind::bad_input, where, "cannot read its dataspace");
+    Hid dcpl = checked(H5Dget_create_plist(dataset), ErrorKind::bad_input, where,
+                       "cannot read its creation list");
     const int rank = H5Sget_simple_extent_ndims(space.get());
-    hsize_t chunks = 0;
-    check_status(H5Dget_num_chunks(dataset, H5S_ALL, &chunks), ErrorKind::bad_input, where,
-                 "cannot count its chunks");
+    if (rank <= 0) return {};
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), chunk(dims.size()),
+        offset(dims.size(), 0);
+    H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    if (H5Pget_chunk(dcpl.get(), rank, chunk.data()) != rank)
+        fail(ErrorKind::bad_input, where + ": not chunked");
+    if (std::find(dims.begin(), dims.end(), hsize_t{0}) != dims.end()) return {};
     std::vector<std::vector<std::uint8_t>> frames;
-    std::vector<hsize_t> offset(static_cast<std::size_t>(std::max(rank, 1)));
-    for (hsize_t i = 0; i < chunks; ++i) {
-        unsigned mask = 0;
-        haddr_t address = 0;
+    while (true) {
         hsize_t size = 0;
-        check_status(H5Dget_chunk_info(dataset, H5S_ALL, i, offset.data(), &mask, &address, &size),
-                     ErrorKind::bad_input, where, "cannot locate chunk " + std::to_string(i));
-        if (mask != 0)
-            fail(ErrorKind::bad_input,
-                 where + ": chunk " + std::to_string(i) + " was stored unfiltered");
+        check_status(H5Dget_chunk_storage_size(dataset, offset.data(), &size), ErrorKind::bad_input,
+                     where, "cannot locate chunk " + std::to_string(frames.size()));
         std::vector<std::uint8_t> frame(size);
         std::uint32_t filters = 0;
         check_status(H5Dread_chunk(dataset, H5P_DEFAULT, offset.data(), &filters, frame.data()),
-                     ErrorKind::bad_input, where, "cannot read chunk " + std::to_string(i));
+                     ErrorKind::bad_input, where,
+                     "cannot read chunk " + std::to_string(frames.size()));
+        if (filters != 0) {
+            fail(ErrorKind::bad_input,
+                 where + ": chunk " + std::to_string(frames.size()) + " was stored unfiltered");
+        }
         frames.push_back(std::move(frame));
+        int d = rank - 1;  // next chunk in C order
+        for (; d >= 0; --d) {
+            offset[d] += chunk[d];
+            if (offset[d] < dims[d]) break;
+            offset[d] = 0;
+        }
+        if (d < 0) return frames;
     }
-    return frames;
 }
 
 namespace {

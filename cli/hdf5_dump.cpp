@@ -195,9 +195,9 @@ void require_new_object(hid_t file, const std::string& path, const std::string& 
 
 }  // namespace
 
-DumpWriter::DumpWriter(const std::string& path)
+DumpWriter::DumpWriter(const std::string& path, hid_t fapl)
     : path_(path),
-      file_(checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), ErrorKind::io, path,
+      file_(checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), ErrorKind::io, path,
                     "cannot create the HDF5 file")) {}
 
 void DumpWriter::write(const GroupRecord& group) {

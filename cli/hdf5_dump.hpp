@@ -41,7 +41,8 @@ std::vector<std::byte> read_dataset_at(const std::string& file, hid_t root, cons
 
 class DumpWriter {
 public:
-    explicit DumpWriter(const std::string& path);  // creates (truncates) the file
+    // Creates (truncates) the file; `fapl` may ask for a newer file format (repack does).
+    explicit DumpWriter(const std::string& path, hid_t fapl = H5P_DEFAULT);
     void write(const GroupRecord& group);
     void write(const LinkRecord& link);
     // `dcpl` sets the dataset's layout and filters (repack's chunks); the default is contiguous.

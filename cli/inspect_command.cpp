@@ -30,16 +30,12 @@ struct Original {
 
     std::vector<std::byte> values(const TensorRecord& t, std::uint64_t tensors_seen) const {
         if (raw) {
-            if (tensors_seen > 1)
-                fail(ErrorKind::usage,
-                     file + ": a raw --against file fits a single-tensor stream only");
+            if (tensors_seen > 1) fail(ErrorKind::usage, file + ": a raw --against file fits a single-tensor stream only");
             FilePtr in = open_input(file);
             std::vector<std::byte> data(TensorMeta{t.path, t.dtype, t.shape}.byte_count());
-            if (std::fread(data.data(), 1, data.size(), in.get()) != data.size() ||
-                std::fgetc(in.get()) != EOF) {
-                fail(ErrorKind::bad_input, file + ": does not hold exactly the " +
-                                               std::to_string(data.size()) + " bytes of " +
-                                               display_name(t.path));
+            if (std::fread(data.data(), 1, data.size(), in.get()) != data.size() || std::fgetc(in.get()) != EOF) {
+                fail(ErrorKind::bad_input, file + ": does not hold exactly the " + std::to_string(data.size()) +
+                                               " bytes of " + display_name(t.path));
             }
             return data;
         }
@@ -47,10 +43,9 @@ struct Original {
         std::vector<std::uint64_t> shape;
         auto data = read_dataset_at(file, hdf5.get(), t.path, dtype, shape);
         if (dtype != t.dtype || shape != t.shape) {
-            fail(ErrorKind::bad_input,
-                 file + ": " + display_name(t.path) + " is " + std::string(dtype_name(dtype)) +
-                     " " + shape_to_string(shape) + ", the stream holds " +
-                     std::string(dtype_name(t.dtype)) + " " + shape_to_string(t.shape));
+            fail(ErrorKind::bad_input, file + ": " + display_name(t.path) + " is " + std::string(dtype_name(dtype)) +
+                                           " " + shape_to_string(shape) + ", the stream holds " +
+                                           std::string(dtype_name(t.dtype)) + " " + shape_to_string(t.shape));
         }
         return data;
     }
@@ -65,8 +60,7 @@ void add_bit_split(InspectRow& total, const InspectRow& row) {
 
 // Adds one tensor's row to the report, with its metrics against the original when asked.
 struct ReportBuilder {
-    explicit ReportBuilder(const InspectArgs& inspect_args)
-        : args(inspect_args), original(inspect_args.against) {}
+    explicit ReportBuilder(const InspectArgs& inspect_args) : args(inspect_args), original(inspect_args.against) {}
 
     const InspectArgs& args;
     const Original original;
@@ -115,9 +109,8 @@ int run_inspect(const InspectArgs& args) {
 #ifdef GRADCODEC_HAVE_H5Z
     if (looks_like_hdf5(args.input)) {
         ReportBuilder builder{args};
-        const std::uint64_t file_bytes = inspect_hdf5_file(args.input, [&](InspectedDataset& d) {
-            builder.add(std::move(d.row), d.tensor, d.decoded);
-        });
+        const std::uint64_t file_bytes =
+            inspect_hdf5_file(args.input, [&](InspectedDataset& d) { builder.add(std::move(d.row), d.tensor, d.decoded); });
         return builder.print(file_bytes);
     }
 #endif
@@ -132,19 +125,10 @@ int run_inspect(const InspectArgs& args) {
         std::vector<std::byte> decoded(meta.byte_count());
         decode_tensor(t->codec_id, meta, t->payload, decoded);
         const PayloadStats stats = describe_payload(t->codec_id, meta, t->payload);
-        InspectRow row{display_name(t->path),
-                       std::string(dtype_name(t->dtype)),
-                       shape_to_string(t->shape),
-                       t->codec_spec,
-                       t->shape,
-                       meta.element_count(),
+        InspectRow row{display_name(t->path), std::string(dtype_name(t->dtype)), shape_to_string(t->shape),
+                       t->codec_spec, t->shape, meta.element_count(),
                        stats.has_carried ? stats.carried : count_nonzero(t->dtype, decoded),
-                       meta.byte_count(),
-                       reader.last_record_bytes(),
-                       {},
-                       {},
-                       {},
-                       {}};
+                       meta.byte_count(), reader.last_record_bytes(), {}, {}, {}, {}};
         if (stats.has_bit_split && row.elements) {
             row.position_bits = double(stats.position_bits) / double(row.elements);
             row.value_bits = double(stats.value_bits) / double(row.elements);

@@ -20,16 +20,15 @@ using namespace gradcodec::cli;
 namespace {
 
 std::string version_text() {
-    std::string text = std::string("gradcodec ") + library_version() + "\nformat " +
-                       format_version_string() + "\nfft backends:";
+    std::string text = std::string("gradcodec ") + library_version() + "\nformat " + format_version_string() +
+                       "\nfft backends:";
     for (const auto& b : fft_backends()) text += " " + b;
     return text;
 }
 
 std::string codec_list() {
     std::string text = "Codecs (--codec NAME[:key=value,...]):\n";
-    for (const auto& c : list_codecs())
-        text += "  " + std::string(c.name) + ": " + std::string(c.summary) + "\n";
+    for (const auto& c : list_codecs()) text += "  " + std::string(c.name) + ": " + std::string(c.summary) + "\n";
     return text;
 }
 
@@ -38,84 +37,58 @@ std::string with_flag_hint(const Error& e) {
     const std::string message = e.what();
     if (e.kind() != ErrorKind::limit) return message;
     const bool record = message.find("max_record_bytes") != std::string::npos;
-    return message + (record ? " (raise the cap with --max-record-bytes N)"
-                             : " (raise the cap with --max-elements N)");
+    return message + (record ? " (raise the cap with --max-record-bytes N)" : " (raise the cap with --max-elements N)");
 }
 
 void add_encode(CLI::App& app, EncodeArgs& a) {
-    auto* cmd = app.add_subcommand(
-        "encode", "Encode an HDF5 gradient dump (or raw values) into a gradcodec stream");
-    cmd->add_option("INPUT", a.input,
-                    "HDF5 dump, or raw little-endian values with --raw; - is stdin")
-        ->required();
+    auto* cmd = app.add_subcommand("encode", "Encode an HDF5 gradient dump (or raw values) into a gradcodec stream");
+    cmd->add_option("INPUT", a.input, "HDF5 dump, or raw little-endian values with --raw; - is stdin")->required();
     cmd->add_option("-o,--output", a.output, "Output stream; - is stdout")->required();
-    cmd->add_option("--codec", a.codec, "Codec spec for the selected float datasets")
-        ->capture_default_str();
+    cmd->add_option("--codec", a.codec, "Codec spec for the selected float datasets")->capture_default_str();
     cmd->add_option("--select", a.select,
-                    "Glob over dataset paths (e.g. 'step_00010/*'); repeatable. Unselected "
-                    "datasets travel lossless");
-    cmd->add_option("--raw", a.raw,
-                    "INPUT holds raw little-endian values of this type: f32, f16, bf16, f64");
+                    "Glob over dataset paths (e.g. 'step_00010/*'); repeatable. Unselected datasets travel lossless");
+    cmd->add_option("--raw", a.raw, "INPUT holds raw little-endian values of this type: f32, f16, bf16, f64");
     cmd->add_option("--shape", a.shape, "Shape of the raw tensor, e.g. 1024x1024");
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
-    cmd->add_flag("--allow-nonfinite", a.allow_nonfinite,
-                  "Carry NaN and inf exactly where a lossy codec would refuse");
+    cmd->add_flag("--allow-nonfinite", a.allow_nonfinite, "Carry NaN and inf exactly where a lossy codec would refuse");
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");
-    cmd->footer(codec_list() +
-                "\nExamples:\n  gradcodec encode dump.h5 -o dump.gcs --codec topk:density=0.01\n"
-                "  gradcodec encode dump.h5 -o - --codec rangeq:bits=8 --select 'step_00010/*' | "
-                "ssh host gradcodec decode - -o dump.h5\n"
-                "  gradcodec encode grad.f32 --raw f32 --shape 1024x1024 -o grad.gcs --codec "
-                "cast:to=bf16\n\n" +
+    cmd->footer(codec_list() + "\nExamples:\n  gradcodec encode dump.h5 -o dump.gcs --codec topk:density=0.01\n"
+                "  gradcodec encode dump.h5 -o - --codec rangeq:bits=8 --select 'step_00010/*' | ssh host gradcodec decode - -o dump.h5\n"
+                "  gradcodec encode grad.f32 --raw f32 --shape 1024x1024 -o grad.gcs --codec cast:to=bf16\n\n" +
                 std::string(kExitCodeHelp));
     cmd->callback([&a] { std::exit(run_encode(a)); });
 }
 
 void add_decode(CLI::App& app, DecodeArgs& a) {
-    auto* cmd = app.add_subcommand(
-        "decode", "Decode a gradcodec stream back into an HDF5 file (or raw values)");
+    auto* cmd = app.add_subcommand("decode", "Decode a gradcodec stream back into an HDF5 file (or raw values)");
     cmd->add_option("INPUT", a.input, "Stream to decode; - is stdin")->required();
-    cmd->add_option("-o,--output", a.output,
-                    "Output HDF5 file (or raw values with --raw); - is stdout")
-        ->required();
-    cmd->add_flag("--raw", a.raw,
-                  "Write the values of a single-tensor stream, little-endian in their dtype");
+    cmd->add_option("-o,--output", a.output, "Output HDF5 file (or raw values with --raw); - is stdout")->required();
+    cmd->add_flag("--raw", a.raw, "Write the values of a single-tensor stream, little-endian in their dtype");
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
-    cmd->add_option(
-        "--max-elements", a.max_elements,
-        "Refuse tensors declaring more elements (default: half this machine's memory in f32)");
+    cmd->add_option("--max-elements", a.max_elements,
+                    "Refuse tensors declaring more elements (default: half this machine's memory in f32)");
     cmd->add_option("--max-record-bytes", a.max_record_bytes,
                     "Refuse records declaring more bytes (default: half this machine's memory)");
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
-    cmd->footer(
-        "Examples:\n  gradcodec decode dump.gcs -o dump.h5\n  gradcodec decode - --raw -o - < "
-        "grad.gcs > grad.f32\n\n" +
-        std::string(kExitCodeHelp));
+    cmd->footer("Examples:\n  gradcodec decode dump.gcs -o dump.h5\n  gradcodec decode - --raw -o - < grad.gcs > grad.f32\n\n" +
+                std::string(kExitCodeHelp));
     cmd->callback([&a] { std::exit(run_decode(a)); });
 }
 
 void add_inspect(CLI::App& app, InspectArgs& a) {
-    auto* cmd = app.add_subcommand(
-        "inspect", "Show what each tensor of a stream costs, and with --against what it loses");
-    cmd->add_option("INPUT", a.input,
-                    "Stream to inspect (- is stdin), or an HDF5 file written by repack")
-        ->required();
-    cmd->add_option("--against", a.against,
-                    "Original HDF5 dump (or raw file of a single-tensor stream) for error metrics");
+    auto* cmd = app.add_subcommand("inspect", "Show what each tensor of a stream costs, and with --against what it loses");
+    cmd->add_option("INPUT", a.input, "Stream to inspect (- is stdin), or an HDF5 file written by repack")->required();
+    cmd->add_option("--against", a.against, "Original HDF5 dump (or raw file of a single-tensor stream) for error metrics");
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
     cmd->add_option("--max-elements", a.max_elements, "Refuse tensors declaring more elements");
-    cmd->add_option("--max-record-bytes", a.max_record_bytes,
-                    "Refuse records declaring more bytes");
+    cmd->add_option("--max-record-bytes", a.max_record_bytes, "Refuse records declaring more bytes");
     cmd->footer(
-        "Columns: kept = scalars the codec carries (top-k values, kept spectrum scalars), for "
-        "dense codecs\n"
-        "the non-zero decoded values; density = kept/elements; target = the codec's target "
-        "density;\n"
+        "Columns: kept = scalars the codec carries (top-k values, kept spectrum scalars), for dense codecs\n"
+        "the non-zero decoded values; density = kept/elements; target = the codec's target density;\n"
         "bytes_in = raw size; bytes_out = record size on the wire; ratio = bytes_in/bytes_out;\n"
-        "bits/value = 8*bytes_out/elements; pos_bits, val_bits = bits per element spent on "
-        "positions and values.\n"
+        "bits/value = 8*bytes_out/elements; pos_bits, val_bits = bits per element spent on positions and values.\n"
         "The total row's bytes_out is the whole stream: header, every record and the end marker.\n"
         "Metrics (--against), in double precision over x = original, y = decoded:\n"
         "  rel_l2 = ||x-y||/||x||, cosine = <x,y>/(||x|| ||y||), max_abs = max|x-y|,\n"
@@ -127,59 +100,38 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
 
 #ifdef GRADCODEC_HAVE_H5Z
 void add_repack(CLI::App& app, RepackArgs& a) {
-    auto* cmd = app.add_subcommand(
-        "repack",
-        "Rewrite an HDF5 dump with its float datasets filtered by gradcodec (stays HDF5)");
+    auto* cmd = app.add_subcommand("repack", "Rewrite an HDF5 dump with its float datasets filtered by gradcodec (stays HDF5)");
     cmd->add_option("INPUT", a.input, "HDF5 dump")->required();
     cmd->add_option("-o,--output", a.output, "Output HDF5 file")->required();
-    cmd->add_option(
-           "--codec", a.codec,
-           "Codec spec for each chunk: lossless, cast, rangeq, topk, threshold, dgc, sidco")
+    cmd->add_option("--codec", a.codec, "Codec spec for each chunk: lossless, cast, rangeq, topk, threshold, dgc, sidco")
         ->capture_default_str();
-    cmd->add_option(
-        "--select", a.select,
-        "Glob over dataset paths; repeatable. Unselected datasets are copied as they are");
+    cmd->add_option("--select", a.select, "Glob over dataset paths; repeatable. Unselected datasets are copied as they are");
     a.chunk = kDefaultChunkElements;
-    cmd->add_option(
-           "--chunk", a.chunk,
-           "Most elements per chunk; larger tensors are cut along their leading dimensions")
+    cmd->add_option("--chunk", a.chunk, "Most elements per chunk; larger tensors are cut along their leading dimensions")
         ->capture_default_str();
-    cmd->add_flag("--allow-nonfinite", a.allow_nonfinite,
-                  "Carry NaN and inf exactly where a lossy codec would refuse");
+    cmd->add_flag("--allow-nonfinite", a.allow_nonfinite, "Carry NaN and inf exactly where a lossy codec would refuse");
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");
-    cmd->footer(
-        "Each chunk is one gradcodec frame. Read the output with HDF5_PLUGIN_PATH naming the "
-        "directory of\n"
-        "libH5Zgradcodec.so (h5py, h5dump, h5ls -v, any HDF5 program). Sparse codecs select per "
-        "chunk.\n\n"
-        "Example:\n  gradcodec repack dump.h5 -o dump.rq8.h5 --codec rangeq:bits=8 --select "
-        "'step_*/*'\n\n" +
-        std::string(kExitCodeHelp));
+    cmd->footer("Each chunk is one gradcodec frame. Read the output with HDF5_PLUGIN_PATH naming the directory of\n"
+                "libH5Zgradcodec.so (h5py, h5dump, h5ls -v, any HDF5 program). Sparse codecs select per chunk.\n\n"
+                "Example:\n  gradcodec repack dump.h5 -o dump.rq8.h5 --codec rangeq:bits=8 --select 'step_*/*'\n\n" +
+                std::string(kExitCodeHelp));
     cmd->callback([&a] { std::exit(run_repack(a)); });
 }
 #endif
 
 void add_fit(CLI::App& app, FitArgs& a) {
-    auto* cmd =
-        app.add_subcommand("fit", "Fit SIDCo's distributions to each float tensor's magnitudes");
+    auto* cmd = app.add_subcommand("fit", "Fit SIDCo's distributions to each float tensor's magnitudes");
     cmd->add_option("INPUT", a.input, "HDF5 dump; - is stdin")->required();
-    cmd->add_option("--select", a.select,
-                    "Glob over dataset paths; repeatable (default: every float dataset)");
-    cmd->add_option("--dist", a.dists, "Distributions to fit: exp, gpareto, gamma")
-        ->capture_default_str();
-    cmd->add_option("--density", a.densities, "Target densities for the thresholds")
-        ->capture_default_str();
+    cmd->add_option("--select", a.select, "Glob over dataset paths; repeatable (default: every float dataset)");
+    cmd->add_option("--dist", a.dists, "Distributions to fit: exp, gpareto, gamma")->capture_default_str();
+    cmd->add_option("--density", a.densities, "Target densities for the thresholds")->capture_default_str();
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
     cmd->footer(
-        "Per tensor and distribution: the fitted parameters of |x| (exp: scale; gpareto: shape, "
-        "scale;\n"
-        "gamma: shape, scale, zero_fraction), the Kolmogorov-Smirnov distance of the fit on |x|, "
-        "and per\n"
-        "density SIDCo's threshold (stages=auto), the density it achieves, and the exact top-k "
-        "threshold.\n\n"
-        "Example:\n  gradcodec fit dump.h5 --select 'step_00010/*' --dist exp,gamma --density "
-        "0.01,0.001 --json\n\n" +
+        "Per tensor and distribution: the fitted parameters of |x| (exp: scale; gpareto: shape, scale;\n"
+        "gamma: shape, scale, zero_fraction), the Kolmogorov-Smirnov distance of the fit on |x|, and per\n"
+        "density SIDCo's threshold (stages=auto), the density it achieves, and the exact top-k threshold.\n\n"
+        "Example:\n  gradcodec fit dump.h5 --select 'step_00010/*' --dist exp,gamma --density 0.01,0.001 --json\n\n" +
         std::string(kExitCodeHelp));
     cmd->callback([&a] { std::exit(run_fit(a)); });
 }
