@@ -1,0 +1,146 @@
+// The filter's parameter layout and its chunk callback, called the way HDF5's pipeline calls
+// it: a chunk in an H5allocate_memory buffer that the filter replaces.
+#define CATCH_CONFIG_MAIN
+#include <hdf5.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "filter_class.hpp"
+#include "gradcodec/error.hpp"
+#include "gradcodec_h5z.h"
+#include "gradcodec_h5z_params.hpp"
+
+using gradcodec::Error;
+using gradcodec::h5z::FilterParams;
+using gradcodec::h5z::pack_filter_params;
+using gradcodec::h5z::unpack_filter_params;
+
+namespace {
+
+FilterParams rangeq_params(std::uint64_t count) {
+    return FilterParams{GRADCODEC_H5Z_LAYOUT_VERSION, 3, 3, count, 0, "rangeq:bits=8"};
+}
+
+struct Chunk {
+    void* data = nullptr;
+    std::size_t size = 0;      // bytes in use
+    std::size_t capacity = 0;  // allocated bytes
+    Chunk() = default;
+    Chunk(Chunk&& other) noexcept
+        : data(std::exchange(other.data, nullptr)), size(other.size), capacity(other.capacity) {}
+    Chunk(const Chunk&) = delete;
+    Chunk& operator=(const Chunk&) = delete;
+    Chunk& operator=(Chunk&&) = delete;
+    ~Chunk() { H5free_memory(data); }
+};
+
+Chunk chunk_of(const std::vector<float>& values) {
+    Chunk c;
+    c.size = c.capacity = values.size() * sizeof(float);
+    c.data = H5allocate_memory(c.size, false);
+    std::memcpy(c.data, values.data(), c.size);
+    return c;
+}
+
+// Runs the filter over `chunk` in place; returns its result (0 = failure).
+std::size_t run_filter(const FilterParams& params, Chunk& chunk, bool reverse) {
+    const auto cd = pack_filter_params(params);
+    const std::size_t n =
+        gradcodec::h5z::filter_class()->filter(reverse ? H5Z_FLAG_REVERSE : 0u, cd.size(),
+                                               cd.data(), chunk.size, &chunk.capacity, &chunk.data);
+    if (n != 0) chunk.size = n;
+    return n;
+}
+
+std::vector<float> ramp(std::size_t n) {
+    std::vector<float> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 97) * 0.01f - 0.4f;
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("Filter parameters pack the spec four bytes per value and unpack to the same fields") {
+    const FilterParams params{1,
+                              4,
+                              3,
+                              (std::uint64_t{1} << 32) + 5,
+                              GRADCODEC_H5Z_FLAG_ALLOW_NONFINITE,
+                              "topk:density=0.01"};
+    const auto cd = pack_filter_params(params);
+    REQUIRE(cd.size() == 7 + 5);
+    CHECK(cd[3] == 5u);
+    CHECK(cd[4] == 1u);
+    CHECK(cd[6] == 17u);
+    CHECK(cd[7] ==
+          (unsigned('t') | unsigned('o') << 8 | unsigned('p') << 16 | unsigned('k') << 24));
+    const FilterParams back = unpack_filter_params(cd);
+    CHECK(back.codec_id == 4);
+    CHECK(back.dtype_code == 3);
+    CHECK(back.element_count == params.element_count);
+    CHECK(back.flags == params.flags);
+    CHECK(back.spec == params.spec);
+}
+
+TEST_CASE("Unpacking refuses another layout version, unknown flags and a wrong length") {
+    auto cd = pack_filter_params(rangeq_params(10));
+    auto version2 = cd;
+    version2[0] = 2;
+    CHECK_THROWS_WITH(unpack_filter_params(version2), Catch::Contains("layout version 2"));
+    auto flags = cd;
+    flags[5] = 2;
+    CHECK_THROWS_WITH(unpack_filter_params(flags), Catch::Contains("unknown flags"));
+    auto longer = cd;
+    longer.push_back(0);
+    CHECK_THROWS_WITH(unpack_filter_params(longer), Catch::Contains("disagrees"));
+    CHECK_THROWS_AS(unpack_filter_params(std::span(cd).first(5)), Error);
+}
+
+TEST_CASE("A chunk encoded by the filter decodes back through it") {
+    const auto values = ramp(1000);
+    Chunk chunk = chunk_of(values);
+    REQUIRE(run_filter(rangeq_params(1000), chunk, false) != 0);
+    CHECK(chunk.size < values.size() * sizeof(float) / 3);
+    REQUIRE(run_filter(rangeq_params(1000), chunk, true) == values.size() * sizeof(float));
+    const auto* decoded = static_cast<const float*>(chunk.data);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        CHECK(std::abs(decoded[i] - values[i]) <= 0.01f);
+}
+
+TEST_CASE(
+    "A damaged, truncated or mismatched frame fails the filter with an error on HDF5's stack") {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    const auto values = ramp(500);
+    const auto encoded = [&] {
+        Chunk c = chunk_of(values);
+        REQUIRE(run_filter(rangeq_params(500), c, false) != 0);
+        return c;
+    };
+    SECTION("a flipped payload byte") {
+        Chunk c = encoded();
+        static_cast<std::uint8_t*>(c.data)[c.size / 2] ^= 0x40;
+        CHECK(run_filter(rangeq_params(500), c, true) == 0);
+    }
+    SECTION("a truncated frame") {
+        Chunk c = encoded();
+        c.size -= 9;
+        CHECK(run_filter(rangeq_params(500), c, true) == 0);
+    }
+    SECTION("a frame of another element count than the chunk") {
+        Chunk c = encoded();
+        CHECK(run_filter(rangeq_params(400), c, true) == 0);
+    }
+    CHECK(H5Eget_num(H5E_DEFAULT) > 0);
+}
+
+TEST_CASE("Encoding refuses a chunk whose size disagrees with the parameters") {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    Chunk c = chunk_of(ramp(100));
+    CHECK(run_filter(rangeq_params(99), c, false) == 0);
+    CHECK(H5Eget_num(H5E_DEFAULT) > 0);
+}
