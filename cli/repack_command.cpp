@@ -52,18 +52,22 @@ struct Repacker {
 
 // The HDF5 1.10 file format indexes a dataset of one chunk without a B-tree (the 1.8 format
 // spends kilobytes per dataset on one), so a repacked dump costs little more than its frames.
-// Readers need HDF5 1.10 or later.
-Hid compact_index_access() {
+// Readers need HDF5 1.10 or later. Without a chunk cache every chunk goes through the filter
+// inside H5Dwrite, so a chunk the codec refuses fails that call; a cached chunk would fail
+// only when the dataset closes, where the failure cannot be reported.
+Hid repack_file_access() {
     Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), ErrorKind::io, "repack",
                        "cannot create a property list");
     check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_V110), ErrorKind::io,
                  "repack", "cannot select the HDF5 1.10 file format");
+    check_status(H5Pset_cache(fapl.get(), 0, 0, 0, 0.75), ErrorKind::io, "repack",
+                 "cannot turn the chunk cache off");
     return fapl;
 }
 
 void repack(const RepackArgs& args, const Codec& codec, const std::string& path) {
     Hid input = open_dump(args.input);
-    DumpWriter writer(path, compact_index_access().get());
+    DumpWriter writer(path, repack_file_access().get());
     Repacker repacker{args, codec, writer};
     Progress progress("repack", args.quiet);
     walk_dump(args.input, input.get(),

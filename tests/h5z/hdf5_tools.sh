@@ -1,8 +1,8 @@
 # The HDF5 command-line tools and gradcodec repack/inspect on filtered files.
-# Called as: hdf5_tools.sh GRADCODEC SAMPLES_DIR PLUGIN_DIR
+# Called as: hdf5_tools.sh GRADCODEC SAMPLES_DIR MAKE_FIXTURE PLUGIN_DIR
 HERE="$(cd "$(dirname "$0")" && pwd)"
 source "$HERE/../cli/testlib.bash"
-PLUGIN_DIR="$3"
+PLUGIN_DIR="$4"
 ID=$(sed -n 's/^#define GRADCODEC_H5Z_FILTER_ID \([0-9]*\)$/\1/p' "$HERE/../../h5z/include/gradcodec_h5z.h")
 [ -n "$ID" ] || fail "no filter ID in gradcodec_h5z.h"
 with_plugin() { HDF5_PLUGIN_PATH="$PLUGIN_DIR" "$@"; }
@@ -97,6 +97,28 @@ expect_exit 0 "h5repack's rangeq output (whole-tensor chunks here too) equals gr
 expect_exit 0 "h5repack -f NONE restores plain datasets" -- with_plugin h5repack -f NONE h5r.h5 plain.h5
 expect_exit 0 "the plain copy reads without the plugin" -- env -u HDF5_PLUGIN_PATH h5dump -o /dev/null -d /step_00010/fc.weight plain.h5
 expect_exit 0 "the plain copy equals the filtered file read through the plugin" -- with_plugin h5diff plain.h5 h5r.h5
+
+# f16, bf16 and f64 datasets, integers, attributes and links (the fixture has them all).
+"$MAKE_FIXTURE" fixture.h5
+for spec in lossless rangeq:bits=8; do
+    expect_exit 0 "$spec: repack of every dtype" -- "$GC" repack fixture.h5 -o fx.h5 --codec "$spec" -f
+    "$GC" encode fixture.h5 -o fx.gcs --codec "$spec" -f -q
+    "$GC" decode fx.gcs -o fx_dec.h5 -f -q
+    expect_exit 0 "$spec: f16, bf16, f32, f64 datasets read back as decode's values; the rest as they were" -- \
+        with_plugin h5diff fx.h5 fx_dec.h5
+done
+with_plugin h5ls -v fx.h5/step_00010/block.0/half > half_ls.txt 2>&1
+if grep -q "Filter-0: *gradcodec-$ID *{1, 3, 1," half_ls.txt; then pass "the f16 dataset is filtered with dtype code 1"; else fail "half: $(cat half_ls.txt)"; fi
+
+# A value the codec refuses fails the repack (exit 3) naming the dataset, and leaves no output.
+"$MAKE_FIXTURE" nan.h5 --nan
+expect_exit 3 "rangeq refuses NaN" -- "$GC" repack nan.h5 -o nan_rq.h5 --codec rangeq:bits=8
+expect_stderr "NaN"
+expect_absent nan_rq.h5
+expect_exit 0 "--allow-nonfinite carries it" -- "$GC" repack nan.h5 -o nan_rq.h5 --codec rangeq:bits=8 --allow-nonfinite
+"$GC" encode nan.h5 -o nan.gcs --codec rangeq:bits=8 --allow-nonfinite -q
+"$GC" decode nan.gcs -o nan_dec.h5 -q
+expect_exit 0 "the NaN-carrying repack reads back as decode's values" -- with_plugin h5diff -N nan_rq.h5 nan_dec.h5
 
 # Refusals: a bad codec spec, a codec that does not run per chunk, no chunk.
 expect_exit 2 "a bad codec spec is a usage error" -- "$GC" repack "$SAMPLE" -o x.h5 --codec rangeq:bits=99
