@@ -150,3 +150,34 @@ TEST_CASE("Encoding refuses a chunk whose size disagrees with the parameters") {
     CHECK(run_filter(rangeq_params(99), c, false) == 0);
     CHECK(H5Eget_num(H5E_DEFAULT) > 0);
 }
+
+TEST_CASE("The filter runs under its own ID and refuses a dataset that names it under another") {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    H5Z_class2_t renamed = *gradcodec::h5z::filter_class();
+    renamed.id = GRADCODEC_H5Z_FILTER_ID - 1;
+    REQUIRE(H5Zregister(&renamed) >= 0);
+    REQUIRE(gradcodec_h5z_register() == 0);
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_core(fapl, 1 << 16, 0);  // in memory, never written to disk
+    const hid_t file = H5Fcreate("filter_id_test.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    REQUIRE(file >= 0);
+    const hsize_t dims[1] = {16};
+    const hid_t space = H5Screate_simple(1, dims, nullptr);
+    const auto cd = pack_filter_params(FilterParams{1, 0, 0, 0, 0, "lossless"});
+    const auto create = [&](H5Z_filter_t id, const char* name) {
+        const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcpl, 1, dims);
+        H5Pset_filter(dcpl, id, H5Z_FLAG_MANDATORY, cd.size(), cd.data());
+        const hid_t dataset =
+            H5Dcreate2(file, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        H5Pclose(dcpl);
+        if (dataset >= 0) H5Dclose(dataset);
+        return dataset >= 0;
+    };
+    CHECK_FALSE(create(renamed.id, "renamed"));
+    CHECK(create(GRADCODEC_H5Z_FILTER_ID, "own"));
+    H5Sclose(space);
+    H5Fclose(file);
+    H5Pclose(fapl);
+    H5Zunregister(renamed.id);
+}
