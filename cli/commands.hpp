@@ -82,7 +82,19 @@ struct SimulateArgs {
     bool json = false;
 };
 
+struct RepackArgs {
+    std::string input;
+    std::string output;
+    std::string codec = "lossless";
+    std::vector<std::string> select;
+    std::uint64_t chunk = 0;  // most elements per chunk; main sets the documented default
+    bool force = false;
+    bool quiet = false;
+    bool allow_nonfinite = false;
+};
+
 int run_encode(const EncodeArgs& args);
+int run_repack(const RepackArgs& args);
 int run_decode(const DecodeArgs& args);
 int run_inspect(const InspectArgs& args);
 int run_fit(const FitArgs& args);

@@ -51,10 +51,10 @@ std::vector<std::string> components(const std::string& path, const std::string& 
 
 }  // namespace
 
-DumpWriter::DumpWriter(const std::string& path, std::string name)
+DumpWriter::DumpWriter(const std::string& path, std::string name, hid_t fapl)
     : path_(std::move(name)),
-      file_(
-          checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, file_access_for(path).get()),
+      file_(checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
+                              fapl == H5P_DEFAULT ? file_access_for(path).get() : fapl),
                   ErrorKind::io, path_, "cannot create the HDF5 file")),
       nodes_{Node{Kind::group, {}}} {}
 
@@ -140,7 +140,8 @@ void DumpWriter::write(const LinkRecord& link) {
     add(place, Kind::link);
 }
 
-void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> values) {
+void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> values,
+                       hid_t dcpl) {
     const std::string where = path_ + ": " + tensor.path;
     Hid type = hdf5_type_of(tensor.dtype);
     Hid space = make_dataspace(tensor.shape, where);
@@ -149,7 +150,7 @@ void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> va
         fail(ErrorKind::damaged_stream, where + ": the stream names this object twice");
     errno = 0;
     Hid id = created(H5Dcreate2(place.parent.get(), place.leaf.c_str(), type.get(), space.get(),
-                                H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                H5P_DEFAULT, dcpl, H5P_DEFAULT),
                      where, "cannot create the dataset");
     add(place, Kind::dataset);
     if (!values.empty()) {

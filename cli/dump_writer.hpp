@@ -22,10 +22,13 @@ class DumpWriter {
     // Creates (truncates) the file at `path`; errors name it `name` (OUTPUT, not the path it is
     // built under). A /proc/self/fd/N path goes through HDF5's stdio driver: the default one
     // resolves symbolic links and cannot follow that one to an unnamed file.
-    DumpWriter(const std::string& path, std::string name);
+    // `fapl` replaces the default file access (repack asks for the 1.10 format).
+    DumpWriter(const std::string& path, std::string name, hid_t fapl = H5P_DEFAULT);
     void write(const GroupRecord& group);
     void write(const LinkRecord& link);
-    void write(const TensorRecord& tensor, std::span<const std::byte> values);
+    // `dcpl` sets the dataset's layout and filters (repack's chunks); the default is contiguous.
+    void write(const TensorRecord& tensor, std::span<const std::byte> values,
+               hid_t dcpl = H5P_DEFAULT);
     void close();  // flushes; errors are io errors naming the file
 
   private:

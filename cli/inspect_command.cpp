@@ -11,6 +11,9 @@
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
 #include "inspect_report.hpp"
+#ifdef GRADCODEC_HAVE_H5Z
+#include "inspect_filtered.hpp"
+#endif
 #include "ordered_jobs.hpp"
 #include "raw_input.hpp"
 #include "stream_io.hpp"
@@ -136,9 +139,71 @@ void finish_bit_split(InspectRow& row) {
     }
 }
 
+#ifdef GRADCODEC_HAVE_H5Z
+// For a repacked HDF5 file (its chunks are frames): adds one tensor's row to the report, with its metrics against the original when asked.
+struct ReportBuilder {
+    explicit ReportBuilder(const InspectArgs& inspect_args)
+        : args(inspect_args),
+          original(inspect_args.against,
+                   DumpLimits{ByteBudget(inspect_args.max_tensor_bytes), inspect_args.allow_external}) {}
+
+    const InspectArgs& args;
+    const Original original;
+    InspectReport report{format_version_string(), {}, {}, {}};
+    MetricsAccumulator total_metrics;
+    bool any_metrics = false;
+    std::uint64_t tensors_seen = 0;
+
+    void add(InspectRow row, const TensorRecord& t, std::span<const std::byte> decoded) {
+        ++tensors_seen;
+        if (!args.against.empty() && is_float(t.dtype)) {
+            const auto values = original.values(t, tensors_seen);
+            MetricsAccumulator m;
+            m.add(t.dtype, values, decoded);
+            total_metrics.add(t.dtype, values, decoded);
+            row.metrics = m.result();
+            any_metrics = true;
+        }
+        report.total.elements += row.elements;
+        report.total.kept += row.kept;
+        report.total.bytes_in += row.bytes_in;
+        add_bit_split(report.total, row);
+        report.tensors.push_back(std::move(row));
+    }
+
+    int print(std::uint64_t total_bytes) {
+        report.total.name = "total";
+        report.total.bytes_out = total_bytes;
+        if (report.total.position_bits && report.total.elements) {
+            *report.total.position_bits /= double(report.total.elements);
+            *report.total.value_bits /= double(report.total.elements);
+        }
+        if (any_metrics) report.total.metrics = total_metrics.result();
+        if (args.json) {
+            print_json(report);
+        } else {
+            print_table(report, !args.against.empty());
+        }
+        return kExitOk;
+    }
+};
+
+#endif
+
 }  // namespace
 
 int run_inspect(const InspectArgs& args) {
+#ifdef GRADCODEC_HAVE_H5Z
+    if (looks_like_hdf5(args.input)) {
+        ReportBuilder builder{args};
+        const std::uint64_t file_bytes = inspect_hdf5_file(
+            args.input,
+            [&](InspectedDataset& d) { builder.add(std::move(d.row), d.tensor, d.decoded); });
+        const int status = builder.print(file_bytes);
+        finish_stdout();
+        return status;
+    }
+#endif
     FilePtr in = open_input(args.input);
     FileSource source(in.get(), args.input);
     const auto reader_ptr =

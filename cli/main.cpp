@@ -12,6 +12,9 @@
 #include "device_choice.hpp"
 #include "did_you_mean.hpp"
 #include "exit_codes.hpp"
+#ifdef GRADCODEC_HAVE_H5Z
+#include "filtered_dataset.hpp"
+#endif
 #include "gradcodec/gradcodec.hpp"
 #include "signal_cleanup.hpp"
 
@@ -159,7 +162,7 @@ void add_decode(CLI::App& app, DecodeArgs& a) {
 void add_inspect(CLI::App& app, InspectArgs& a) {
     auto* cmd = app.add_subcommand(
         "inspect", "Show what each tensor of a stream costs, and with --against what it loses");
-    cmd->add_option("INPUT", a.input, "Stream to inspect; - is stdin")->required();
+    cmd->add_option("INPUT", a.input, "Stream to inspect (- is stdin), or an HDF5 file written by repack")->required();
     cmd->add_option("--against", a.against,
                     "Original HDF5 dump (or raw file of a single-tensor stream) for error metrics");
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
@@ -184,6 +187,28 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
     add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_inspect(a)); });
 }
+
+#ifdef GRADCODEC_HAVE_H5Z
+void add_repack(CLI::App& app, RepackArgs& a) {
+    auto* cmd = app.add_subcommand("repack", "Rewrite an HDF5 dump with its float datasets filtered by gradcodec (stays HDF5)");
+    cmd->add_option("INPUT", a.input, "HDF5 dump")->required();
+    cmd->add_option("-o,--output", a.output, "Output HDF5 file")->required();
+    cmd->add_option("--codec", a.codec, "Codec spec for each chunk: lossless, cast, rangeq, topk, threshold, dgc, sidco")
+        ->capture_default_str();
+    cmd->add_option("--select", a.select, "Glob over dataset paths; repeatable. Unselected datasets are copied as they are");
+    a.chunk = kDefaultChunkElements;
+    cmd->add_option("--chunk", a.chunk, "Most elements per chunk; larger tensors are cut along their leading dimensions")
+        ->capture_default_str();
+    cmd->add_flag("--allow-nonfinite", a.allow_nonfinite, "Carry NaN and inf exactly where a lossy codec would refuse");
+    cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
+    cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");
+    cmd->footer("Each chunk is one gradcodec frame. Read the output with HDF5_PLUGIN_PATH naming the directory of\n"
+                "libH5Zgradcodec.so (h5py, h5dump, h5ls -v, any HDF5 program). Sparse codecs select per chunk.\n\n"
+                "Example:\n  gradcodec repack dump.h5 -o dump.rq8.h5 --codec rangeq:bits=8 --select 'step_*/*'\n\n" +
+                std::string(kExitCodeHelp));
+    cmd->callback([&a] { std::exit(run_repack(a)); });
+}
+#endif
 
 void add_fit(CLI::App& app, FitArgs& a) {
     auto* cmd =
@@ -328,6 +353,10 @@ int main(int argc, char** argv) {
     add_fit(app, fit);
     add_sweep(app, sweep);
     add_simulate(app, simulate);
+#ifdef GRADCODEC_HAVE_H5Z
+    RepackArgs repack;
+    add_repack(app, repack);
+#endif
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {

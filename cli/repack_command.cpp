@@ -1,0 +1,118 @@
+// repack: the same HDF5 tree with its selected float datasets chunked and filtered by
+// gradcodec, so the result stays a plain HDF5 file that any HDF5 reader with the plugin opens.
+#include "atomic_output.hpp"
+#include "dump_writer.hpp"
+#include "output_path.hpp"
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "filtered_dataset.hpp"
+#include "gradcodec/gradcodec.hpp"
+#include "gradcodec_h5z.h"
+#include "hdf5_dump.hpp"
+
+namespace gradcodec::cli {
+namespace {
+
+struct Repacker {
+    const RepackArgs& args;
+    const Codec& codec;
+    DumpWriter& writer;
+    std::uint64_t matched = 0;
+
+    bool filtered(const DumpDataset& d) const {
+        // A scalar has no chunks: HDF5 filters chunked datasets only.
+        return is_float(d.dtype) && !d.shape.empty() && selected(d.path, args.select);
+    }
+
+    void dataset(const DumpDataset& d) {
+        const auto values = d.read(args.input);
+        TensorRecord record{d.path, d.dtype, d.shape, d.attributes, 0, "", {}};
+        if (!filtered(d)) {
+            writer.write(record, values);
+            return;
+        }
+        ++matched;
+        const std::string where = args.input + ": " + display_name(d.path);
+        const h5z::FilterParams params{
+            GRADCODEC_H5Z_LAYOUT_VERSION,
+            0,
+            0,
+            0,
+            args.allow_nonfinite ? GRADCODEC_H5Z_FLAG_ALLOW_NONFINITE : 0u,
+            codec.spec()};
+        Hid dcpl = filtered_creation_list(chunk_dims_for(d.shape, args.chunk), params, where);
+        try {
+            writer.write(record, values, dcpl.get());
+        } catch (const Error&) {
+            const std::string reason = last_filter_error();
+            if (reason.empty()) throw;
+            fail(ErrorKind::bad_input, where + ": " + reason);
+        }
+    }
+};
+
+// The HDF5 1.10 file format indexes a dataset of one chunk without a B-tree (the 1.8 format
+// spends kilobytes per dataset on one), so a repacked dump costs little more than its frames.
+// Readers need HDF5 1.10 or later. Without a chunk cache every chunk goes through the filter
+// inside H5Dwrite, so a chunk the codec refuses fails that call; a cached chunk would fail
+// only when the dataset closes, where the failure cannot be reported.
+Hid repack_file_access() {
+    Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), ErrorKind::io, "repack",
+                       "cannot create a property list");
+    check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_V110), ErrorKind::io,
+                 "repack", "cannot select the HDF5 1.10 file format");
+    check_status(H5Pset_cache(fapl.get(), 0, 0, 0, 0.75), ErrorKind::io, "repack",
+                 "cannot turn the chunk cache off");
+    return fapl;
+}
+
+void repack(const RepackArgs& args, const Codec& codec, const std::string& path) {
+    Hid input = open_dump(args.input);
+    Hid fapl = repack_file_access();
+    // The unnamed output file is reached through /proc/self/fd/N: HDF5's stdio driver follows it.
+    if (path.rfind("/proc/self/fd/", 0) == 0) H5Pset_fapl_stdio(fapl.get());
+    DumpWriter writer(path, args.output, fapl.get());
+    Repacker repacker{args, codec, writer};
+    Progress progress("repack", args.quiet);
+    walk_dump(args.input, input.get(),
+              {[&](const GroupRecord& g) { writer.write(g); },
+               [&](const DumpDataset& d) {
+                   progress.tick(display_name(d.path));
+                   repacker.dataset(d);
+               },
+               [&](const LinkRecord& l) { writer.write(l); }});
+    writer.close();
+    if (!args.select.empty() && repacker.matched == 0 && !args.quiet) {
+        std::fprintf(
+            stderr,
+            "gradcodec: warning: --select matched no float dataset; nothing was filtered\n");
+    }
+}
+
+}  // namespace
+
+int run_repack(const RepackArgs& args) {
+    const Codec codec = Codec::compile(args.codec, EncodeOptions{args.allow_nonfinite});
+    if (!h5z::codec_runs_per_chunk(codec.id())) {
+        fail(ErrorKind::usage,
+             "codec " + std::string(codec.name()) +
+                 " transforms whole tensors and does not run per HDF5 chunk; use lossless, cast, "
+                 "rangeq, "
+                 "topk, threshold, dgc or sidco (or gradcodec encode for a stream)");
+    }
+    if (args.chunk == 0) fail(ErrorKind::usage, "--chunk must be at least 1 element");
+    if (args.input == "-" || args.output == "-")
+        fail(ErrorKind::usage, "repack reads and writes HDF5 files, not pipes");
+    if (check_output_path(args.input, args.output, args.force) == OutputMode::in_place) {
+        fail(ErrorKind::usage, args.output + ": repack writes a regular HDF5 file, not a device or FIFO");
+    }
+    register_gradcodec_filter();
+    keep_filter_errors();
+    AtomicOutput out(args.output, args.force);
+    repack(args, codec, out.open_path());
+    out.commit();
+    return kExitOk;
+}
+
+}  // namespace gradcodec::cli
