@@ -64,6 +64,7 @@ class Codec:
 
     def __init__(self, spec, allow_nonfinite=False):
         self._codec = _gradcodec.Codec(spec, allow_nonfinite)
+        self.allow_nonfinite = allow_nonfinite
 
     @property
     def spec(self):

@@ -30,6 +30,7 @@ class HookState:
     bytes_frames: the frames' own sizes, without the all-gather's padding
     bytes_dense: what a dense all-reduce of the same buckets would have carried per rank
     encode_seconds, decode_seconds, comm_seconds: time spent in each part of the hook
+    call_seconds: (encode, decode, comm) seconds of every call, for medians
     """
 
     def __init__(self, codec, error_feedback, momentum, process_group):
@@ -50,6 +51,12 @@ class HookState:
         self.encode_seconds = 0.0
         self.decode_seconds = 0.0
         self.comm_seconds = 0.0
+        self.call_seconds = []
+
+    def set_codec(self, spec):
+        """Switches codec between steps (DGC's warm-up raises sparsity epoch by epoch); the
+        residuals carry over."""
+        self.codec = Codec(spec, self.codec.allow_nonfinite)
 
     def _kept(self, table, index, like):
         # DDP rebuilds its buckets after the first step: a bucket of another size starts fresh.
@@ -94,13 +101,15 @@ def encode_decode_allgather(state, index, grad):
     device = grad.device
 
     started = time.perf_counter()
+    first = started
     values = state.compensated(index, grad.detach().to("cpu").contiguous())
     residual = torch.empty_like(values) if state.error_feedback else None
     buffer = state.frame_buffer(index, values)
     size = state.codec.encode_into(values, buffer, residual=residual)
-    state.encode_seconds += time.perf_counter() - started
+    encoded = time.perf_counter()
+    state.encode_seconds += encoded - started
 
-    started = time.perf_counter()
+    started = encoded
     own_size = torch.tensor([size], dtype=torch.int64, device=device)
     sizes = [torch.empty_like(own_size) for _ in range(world)]
     dist.all_gather(sizes, own_size, group=group)
@@ -110,9 +119,10 @@ def encode_decode_allgather(state, index, grad):
     padded = buffer[:longest].to(device)
     frames = [torch.empty(longest, dtype=torch.uint8, device=device) for _ in range(world)]
     dist.all_gather(frames, padded, group=group)
-    state.comm_seconds += time.perf_counter() - started
+    gathered = time.perf_counter()
+    state.comm_seconds += gathered - started
 
-    started = time.perf_counter()
+    started = gathered
     total = torch.empty_like(values)
     decoded = torch.empty_like(values)
     own = None
@@ -126,7 +136,9 @@ def encode_decode_allgather(state, index, grad):
             own = target.clone() if state.momentum is not None else None
     total /= world
     state.after_encoding(index, residual, own)
-    state.decode_seconds += time.perf_counter() - started
+    finished = time.perf_counter()
+    state.decode_seconds += finished - started
+    state.call_seconds.append((encoded - first, finished - gathered, gathered - encoded))
 
     state.calls += 1
     state.bytes_sent += own_size.element_size() + longest
