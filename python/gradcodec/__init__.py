@@ -1,4 +1,171 @@
-"""gradcodec: lossy and lossless codecs for deep-learning gradients."""
-from .h5filter import FILTER_ID, h5filter
+"""gradcodec: lossy and lossless codecs for deep-learning gradients.
 
-__all__ = ["FILTER_ID", "h5filter"]
+    codec = gradcodec.Codec("topk:density=0.01")
+    frame = codec.encode(grad)                      # bytes: one self-describing frame
+    back = gradcodec.decode(frame)                  # numpy array, shape and dtype of grad
+    frame = codec.encode(grad, residual=rest)       # rest = grad - decode(frame)
+
+Arrays are read in place (no copy) when they are C-contiguous NumPy arrays or CPU torch
+tensors; f16, bf16, f32 and f64 are supported. NumPy has no bfloat16: pass a torch.bfloat16
+tensor, or a uint16 array of its bits with dtype="bf16". Errors are gradcodec.Error
+subclasses (UsageError and BadInputError are also ValueError).
+
+gradcodec.torch holds the PyTorch DDP communication hook (imported on first use).
+"""
+
+from . import _gradcodec
+from ._gradcodec import (
+    BadInputError,
+    DamagedStreamError,
+    Error,
+    IOError,
+    LimitError,
+    UsageError,
+    frame_info,
+    list_codecs,
+)
+
+__version__ = _gradcodec.__version__
+__all__ = [
+    "Codec", "decode", "frame_info", "list_codecs", "read_stream", "StreamWriter",
+    "Error", "UsageError", "BadInputError", "DamagedStreamError", "LimitError", "IOError",
+]
+
+
+def _torch_tensor(value):
+    """A torch tensor's class without importing torch when it was never imported."""
+    import sys
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def _as_buffer(value, dtype=None):
+    """(buffer, dtype) for the compiled module: CPU torch tensors become NumPy views of the
+    same memory; bfloat16 ones become uint16 views of their bits."""
+    if not _torch_tensor(value):
+        return value, dtype
+    import torch
+    if value.device.type != "cpu":
+        raise UsageError(f"the tensor is on {value.device}: move it to the CPU first")
+    if not value.is_contiguous():
+        raise UsageError("the tensor must be contiguous: call .contiguous() first")
+    tensor = value.detach()
+    if tensor.dtype == torch.bfloat16:
+        return tensor.view(torch.int16).numpy(), "bf16"
+    return tensor.numpy(), dtype
+
+
+class Codec:
+    """A codec compiled once from its spec ("topk:density=0.01", "rangeq:bits=8", ...).
+
+    Immutable; one Codec may be used by many threads at once (the GIL is released while it
+    encodes). A bad spec raises UsageError, a ValueError.
+    """
+
+    def __init__(self, spec, allow_nonfinite=False):
+        self._codec = _gradcodec.Codec(spec, allow_nonfinite)
+        self.allow_nonfinite = allow_nonfinite
+
+    @property
+    def spec(self):
+        return self._codec.spec
+
+    @property
+    def name(self):
+        return self._codec.name
+
+    @property
+    def id(self):
+        return self._codec.id
+
+    def max_frame_size(self, count, dtype="f32"):
+        """The most bytes a frame of `count` values of `dtype` can take."""
+        return self._codec.max_frame_size(count, dtype)
+
+    def encode(self, array, *, residual=None, dtype=None):
+        """One frame (bytes) for `array`. With `residual` (an array of the same dtype and
+        size, not sharing memory with `array`), also writes array - decode(frame) into it."""
+        values, dtype = _as_buffer(array, dtype)
+        if residual is not None:
+            residual, _ = _as_buffer(residual)
+        return self._codec.encode(values, residual=residual, dtype=dtype)
+
+    def encode_into(self, array, out, *, residual=None, dtype=None):
+        """Encodes into the writable byte buffer `out`; returns the frame's size. A buffer of
+        max_frame_size() bytes always suffices (LimitError when `out` is too small)."""
+        values, dtype = _as_buffer(array, dtype)
+        out, _ = _as_buffer(out)
+        if residual is not None:
+            residual, _ = _as_buffer(residual)
+        return self._codec.encode_into(values, out, residual=residual, dtype=dtype)
+
+    def __repr__(self):
+        return f"gradcodec.Codec({self.spec!r})"
+
+
+def decode(frame, out=None, *, dtype=None):
+    """The values of one frame: a new NumPy array of the frame's shape (bf16 frames give
+    uint16 bit patterns), or written into `out` (an array or CPU tensor of the frame's dtype
+    and element count), which is returned."""
+    frame, _ = _as_buffer(frame)
+    if out is None:
+        return _gradcodec.decode(frame, dtype=dtype)
+    target, out_dtype = _as_buffer(out, dtype)
+    _gradcodec.decode(frame, out=target, dtype=out_dtype)
+    return out
+
+
+def read_stream(path, max_elements=None):
+    """Yields (name, array, attrs) for every tensor of a gradcodec stream file, decoded."""
+    yield from _gradcodec.StreamReader(str(path), max_elements)
+
+
+class StreamWriter:
+    """Writes a gradcodec stream file that `gradcodec decode` turns into HDF5.
+
+        with gradcodec.StreamWriter("dump.gcs", codec="topk:density=0.01") as w:
+            w.write("step_00001/fc.weight", grad, attrs={"step": 1})
+
+    Parent groups are written before the first tensor inside them. The file appears only on
+    a clean close; an exception inside the `with` block leaves nothing behind.
+    """
+
+    def __init__(self, path, codec="lossless"):
+        self._writer = _gradcodec.StreamWriter(str(path), codec)
+
+    def write(self, name, array, *, codec=None, attrs=None, dtype=None):
+        values, dtype = _as_buffer(array, dtype)
+        self._writer.write(name, values, codec=codec, attrs=dict(attrs or {}), dtype=dtype)
+
+    def write_group(self, path, attrs=None):
+        self._writer.write_group(path, dict(attrs or {}))
+
+    def close(self):
+        self._writer.close()
+
+    def abandon(self):
+        self._writer.abandon()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            self.close()
+        else:
+            self.abandon()
+        return False
+
+
+def __getattr__(name):
+    # gradcodec.torch imports torch, which takes seconds: only on first use.
+    if name == "torch":
+        import importlib
+        return importlib.import_module(".torch", __name__)
+    raise AttributeError(f"module 'gradcodec' has no attribute {name!r}")
+
+
+try:
+    from .h5filter import h5filter  # noqa: F401  (needs h5py)
+except ImportError:
+    pass

@@ -1,0 +1,171 @@
+"""A PyTorch DDP communication hook that sends gradcodec frames instead of dense gradients.
+
+    state, hook = gradcodec.torch.comm_hook("topk:density=0.01")
+    model = torch.nn.parallel.DistributedDataParallel(model)
+    model.register_comm_hook(state, hook)
+
+Per bucket and step, each rank adds the residual it kept (error feedback) to the bucket,
+encodes the sum into one frame, and keeps what the codec left out as the next residual. The
+ranks all-gather their frames (first the sizes, then the frames padded to the longest), decode
+every one, and average them. With momentum=m the hook applies DGC's momentum correction: it
+accumulates u = m*u + g into the residual and sends that, and zeroes u where values were sent
+(factor masking); use the optimizer without momentum then.
+
+Encoding runs on the host: CUDA buckets are copied to the CPU and back, and the collectives
+run on the bucket's device, so the hook works with gloo and NCCL alike.
+"""
+
+import time
+
+import torch
+import torch.distributed as dist
+
+from . import Codec, decode
+
+
+class HookState:
+    """What the hook keeps between steps, and its counters.
+
+    bytes_sent: bytes this rank put on the wire (the size word and its padded frame per bucket)
+    bytes_frames: the frames' own sizes, without the all-gather's padding
+    bytes_dense: what a dense all-reduce of the same buckets would have carried per rank
+    encode_seconds, decode_seconds, comm_seconds: time spent in each part of the hook
+    call_seconds: (encode, decode, comm) seconds of every call, for medians
+    """
+
+    def __init__(self, codec, error_feedback, momentum, process_group):
+        self.codec = codec
+        self.error_feedback = error_feedback
+        self.momentum = momentum
+        self.process_group = process_group
+        self.residuals = {}  # bucket index -> residual (CPU tensor, the bucket's dtype)
+        self.velocities = {}  # bucket index -> DGC's momentum u
+        self.frame_buffers = {}  # bucket index -> uint8 tensor of max_frame_size bytes
+        self.reset_counters()
+
+    def reset_counters(self):
+        self.calls = 0
+        self.bytes_sent = 0
+        self.bytes_frames = 0
+        self.bytes_dense = 0
+        self.encode_seconds = 0.0
+        self.decode_seconds = 0.0
+        self.comm_seconds = 0.0
+        self.call_seconds = []
+
+    def set_codec(self, spec):
+        """Switches codec between steps (DGC's warm-up raises sparsity epoch by epoch); the
+        residuals carry over."""
+        self.codec = Codec(spec, self.codec.allow_nonfinite)
+
+    def _kept(self, table, index, like):
+        # DDP rebuilds its buckets after the first step: a bucket of another size starts fresh.
+        kept = table.get(index)
+        if kept is None or kept.shape != like.shape or kept.dtype != like.dtype:
+            kept = torch.zeros_like(like)
+            table[index] = kept
+        return kept
+
+    def frame_buffer(self, index, values):
+        size = self.codec.max_frame_size(values.numel(), _DTYPES[values.dtype])
+        buffer = self.frame_buffers.get(index)
+        if buffer is None or buffer.numel() != size:
+            buffer = torch.empty(size, dtype=torch.uint8)
+            self.frame_buffers[index] = buffer
+        return buffer
+
+    def compensated(self, index, grad):
+        """The values to send: the gradient plus what earlier steps left out."""
+        if self.momentum is not None:
+            velocity = self._kept(self.velocities, index, grad)
+            velocity.mul_(self.momentum).add_(grad)
+            grad = velocity
+        if not self.error_feedback:
+            return grad.clone()
+        return grad + self._kept(self.residuals, index, grad)
+
+    def after_encoding(self, index, residual, own_decoded):
+        if self.error_feedback:
+            self.residuals[index] = residual
+        if self.momentum is not None:
+            self.velocities[index].masked_fill_(own_decoded != 0, 0)
+
+
+_DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64"}
+
+
+def encode_decode_allgather(state, index, grad):
+    """The average over ranks of decode(encode(compensated grad)), as a CPU tensor."""
+    group = state.process_group
+    world = dist.get_world_size(group)
+    device = grad.device
+
+    started = time.perf_counter()
+    first = started
+    values = state.compensated(index, grad.detach().to("cpu").contiguous())
+    residual = torch.empty_like(values) if state.error_feedback else None
+    buffer = state.frame_buffer(index, values)
+    size = state.codec.encode_into(values, buffer, residual=residual)
+    encoded = time.perf_counter()
+    state.encode_seconds += encoded - started
+
+    started = encoded
+    own_size = torch.tensor([size], dtype=torch.int64, device=device)
+    sizes = [torch.empty_like(own_size) for _ in range(world)]
+    dist.all_gather(sizes, own_size, group=group)
+    sizes = [int(s.item()) for s in sizes]
+    longest = max(sizes)
+    # Every rank's frame fits a buffer of max_frame_size (same codec, same bucket size).
+    padded = buffer[:longest].to(device)
+    frames = [torch.empty(longest, dtype=torch.uint8, device=device) for _ in range(world)]
+    dist.all_gather(frames, padded, group=group)
+    gathered = time.perf_counter()
+    state.comm_seconds += gathered - started
+
+    started = gathered
+    total = torch.empty_like(values)
+    decoded = torch.empty_like(values)
+    own = None
+    rank = dist.get_rank(group)
+    for peer, (frame, frame_size) in enumerate(zip(frames, sizes)):
+        target = total if peer == 0 else decoded
+        decode(frame[:frame_size].cpu().numpy(), out=target)
+        if peer != 0:
+            total += decoded
+        if peer == rank:
+            own = target.clone() if state.momentum is not None else None
+    total /= world
+    state.after_encoding(index, residual, own)
+    finished = time.perf_counter()
+    state.decode_seconds += finished - started
+    state.call_seconds.append((encoded - first, finished - gathered, gathered - encoded))
+
+    state.calls += 1
+    state.bytes_sent += own_size.element_size() + longest
+    state.bytes_frames += size
+    state.bytes_dense += grad.numel() * grad.element_size()
+    return total
+
+
+def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allow_nonfinite=False):
+    """(state, hook) for DistributedDataParallel.register_comm_hook.
+
+    spec: a gradcodec codec spec, e.g. "topk:density=0.01", "dgc:density=0.001".
+    error_feedback: carry what the codec left out into the next step's bucket.
+    momentum: DGC's momentum correction with this momentum (and factor masking).
+    process_group: the group to communicate in (the default group when None).
+    """
+    if momentum is not None and not 0.0 <= momentum < 1.0:
+        raise ValueError(f"momentum must be in [0, 1), got {momentum}")
+    state = HookState(Codec(spec, allow_nonfinite), error_feedback, momentum, process_group)
+
+    def hook(state, bucket):
+        grad = bucket.buffer()
+        if grad.dtype not in _DTYPES:
+            raise TypeError(f"gradcodec hook: bucket of {grad.dtype}, expected a float type")
+        average = encode_decode_allgather(state, bucket.index(), grad)
+        future = torch.futures.Future()
+        future.set_result(average.to(grad.device, non_blocking=False))
+        return future
+
+    return state, hook

@@ -1,0 +1,160 @@
+// gradcodec.Codec, decode, frame_info and list_codecs. Every encode and decode runs with the
+// GIL released: the buffers stay pinned by their views, and a Codec is immutable.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <gradcodec/codec.hpp>
+#include <gradcodec/error.hpp>
+#include <gradcodec/frame.hpp>
+
+#include "bindings.hpp"
+#include "buffers.hpp"
+
+namespace gradcodec::python {
+namespace py = pybind11;
+
+namespace {
+
+using OptionalDType = std::optional<std::string>;
+
+TensorView residual_view(const py::buffer& residual, const TensorView& values) {
+    TensorView view =
+        float_tensor_view(residual, std::string(dtype_name(values.dtype)), true, "residual");
+    if (view.bytes.size() != values.bytes.size()) {
+        fail(ErrorKind::usage, "residual holds " + std::to_string(view.element_count()) +
+                                   " values, the array " + std::to_string(values.element_count()));
+    }
+    if (overlaps(view.bytes, values.bytes)) {
+        fail(ErrorKind::usage,
+             "residual must not share memory with the array it is the residual of");
+    }
+    return view;
+}
+
+std::size_t encode_into(const Codec& codec, const TensorView& values, std::span<std::uint8_t> out,
+                        const std::optional<py::buffer>& residual) {
+    std::optional<TensorView> rest;
+    if (residual) rest = residual_view(*residual, values);
+    const TensorMeta meta = values.meta();
+    py::gil_scoped_release unlocked;
+    return encode_frame_into(codec, meta, values.bytes, out,
+                             rest ? rest->bytes : std::span<std::byte>{});
+}
+
+py::bytes encode(const Codec& codec, const py::buffer& array,
+                 const std::optional<py::buffer>& residual, const OptionalDType& dtype) {
+    const TensorView values = float_tensor_view(array, dtype, false, "array");
+    const auto bound = max_frame_size(codec, values.meta());
+    // Encoded straight into the bytes object, then shrunk: no second copy of the frame.
+    PyObject* frame = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(bound));
+    if (frame == nullptr) throw py::error_already_set();
+    auto owner = py::reinterpret_steal<py::object>(frame);
+    std::span<std::uint8_t> out{reinterpret_cast<std::uint8_t*>(PyBytes_AS_STRING(frame)),
+                                static_cast<std::size_t>(bound)};
+    const std::size_t size = encode_into(codec, values, out, residual);
+    owner.release();
+    if (_PyBytes_Resize(&frame, static_cast<Py_ssize_t>(size)) != 0) throw py::error_already_set();
+    return py::reinterpret_steal<py::bytes>(frame);
+}
+
+std::size_t encode_into_buffer(const Codec& codec, const py::buffer& array, const py::buffer& out,
+                               const std::optional<py::buffer>& residual,
+                               const OptionalDType& dtype) {
+    const TensorView values = float_tensor_view(array, dtype, false, "array");
+    const ByteView target = byte_view(out, true, "out");
+    return encode_into(codec, values, target.bytes, residual);
+}
+
+py::object decode(const py::buffer& frame, const std::optional<py::buffer>& out,
+                  const OptionalDType& dtype) {
+    const ByteView bytes = byte_view(frame, false, "frame");
+    const FrameInfo info = read_frame_info(bytes.bytes);
+    if (out) {
+        const auto name = dtype ? *dtype : std::string(dtype_name(info.dtype));
+        TensorView target = float_tensor_view(
+            *out, name == "bf16" || name == "f16" ? std::optional(name) : dtype, true, "out");
+        if (target.dtype != info.dtype) {
+            fail(ErrorKind::usage, "out holds " + std::string(dtype_name(target.dtype)) +
+                                       " values, the frame " + std::string(dtype_name(info.dtype)));
+        }
+        if (target.element_count() != info.element_count) {
+            fail(ErrorKind::usage, "out holds " + std::to_string(target.element_count()) +
+                                       " values, the frame " + std::to_string(info.element_count));
+        }
+        {
+            py::gil_scoped_release unlocked;
+            decode_frame_into(bytes.bytes, target.bytes);
+        }
+        return *out;
+    }
+    std::vector<py::ssize_t> shape(info.shape.begin(), info.shape.end());
+    py::array result(numpy_dtype(info.dtype), shape);
+    std::span<std::byte> target{static_cast<std::byte*>(result.mutable_data()),
+                                static_cast<std::size_t>(result.nbytes())};
+    {
+        py::gil_scoped_release unlocked;
+        decode_frame_into(bytes.bytes, target);
+    }
+    return result;
+}
+
+py::dict frame_info(const py::buffer& frame) {
+    const ByteView bytes = byte_view(frame, false, "frame");
+    const FrameInfo info = read_frame_info(bytes.bytes);
+    py::dict result;
+    result["codec_id"] = info.codec_id;
+    result["codec"] = std::string(codec_name(info.codec_id));
+    result["dtype"] = std::string(dtype_name(info.dtype));
+    result["shape"] = py::tuple(py::cast(info.shape));
+    result["element_count"] = info.element_count;
+    result["payload_offset"] = info.payload_offset;
+    result["payload_size"] = info.payload_size;
+    result["frame_size"] = info.payload_offset + info.payload_size + kFrameChecksumBytes;
+    return result;
+}
+
+py::list codec_list() {
+    py::list result;
+    for (const CodecInfo& info : list_codecs()) {
+        py::dict entry;
+        entry["name"] = std::string(info.name);
+        entry["id"] = info.id;
+        entry["summary"] = std::string(info.summary);
+        result.append(entry);
+    }
+    return result;
+}
+
+}  // namespace
+
+void register_codec(py::module_& module) {
+    py::class_<Codec>(module, "Codec",
+                      "A codec compiled once from its spec; usable from any thread.")
+        .def(py::init([](const std::string& spec, bool allow_nonfinite) {
+                 return Codec::compile(spec, EncodeOptions{allow_nonfinite});
+             }),
+             py::arg("spec"), py::arg("allow_nonfinite") = false)
+        .def_property_readonly("spec", &Codec::spec)
+        .def_property_readonly("name", [](const Codec& c) { return std::string(c.name()); })
+        .def_property_readonly("id", &Codec::id)
+        .def(
+            "max_frame_size",
+            [](const Codec& c, std::uint64_t count, const std::string& dtype) {
+                const auto type = dtype_from_name(dtype);
+                if (!type || !is_float(*type))
+                    fail(ErrorKind::usage, "dtype must be f16, bf16, f32 or f64");
+                return max_frame_size(c, TensorMeta{{}, *type, {count}});
+            },
+            py::arg("count"), py::arg("dtype") = "f32")
+        .def("encode", &encode, py::arg("array"), py::kw_only(), py::arg("residual") = py::none(),
+             py::arg("dtype") = py::none())
+        .def("encode_into", &encode_into_buffer, py::arg("array"), py::arg("out"), py::kw_only(),
+             py::arg("residual") = py::none(), py::arg("dtype") = py::none())
+        .def("__repr__", [](const Codec& c) { return "gradcodec.Codec('" + c.spec() + "')"; });
+    module.def("decode", &decode, py::arg("frame"), py::kw_only(), py::arg("out") = py::none(),
+               py::arg("dtype") = py::none());
+    module.def("frame_info", &frame_info, py::arg("frame"));
+    module.def("list_codecs", &codec_list);
+}
+
+}  // namespace gradcodec::python

@@ -1,0 +1,212 @@
+// Dump streams from Python: a reader yielding (name, array, attrs) per tensor and a writer that
+// encodes arrays into tensor records. The writer writes beside its target and renames on
+// close, so a failure leaves no partial stream.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <string>
+
+#include <gradcodec/codec.hpp>
+#include <gradcodec/error.hpp>
+#include <gradcodec/stream.hpp>
+
+#include "attributes.hpp"
+#include "bindings.hpp"
+#include "buffers.hpp"
+
+namespace gradcodec::python {
+namespace py = pybind11;
+
+namespace {
+
+struct FileCloser {
+    void operator()(std::FILE* file) const { std::fclose(file); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+File open_file(const std::string& path, const char* mode) {
+    File file{std::fopen(path.c_str(), mode)};
+    if (!file) fail(ErrorKind::io, path + ": " + std::strerror(errno));
+    return file;
+}
+
+class PyStreamReader {
+  public:
+    PyStreamReader(const std::string& path, std::optional<std::uint64_t> max_elements)
+        : path_(path), file_(open_file(path, "rb")), source_(file_.get(), path) {
+        ReadLimits limits = default_read_limits();
+        if (max_elements) limits.max_elements = *max_elements;
+        reader_.emplace(source_, limits);
+    }
+
+    // The next tensor as (name, array, attrs); groups and links are skipped.
+    py::object next() {
+        while (reader_) {
+            std::optional<Record> record;
+            {
+                py::gil_scoped_release unlocked;
+                record = reader_->next();
+            }
+            if (!record) {
+                reader_.reset();
+                break;
+            }
+            if (auto* tensor = std::get_if<TensorRecord>(&*record)) return decoded(*tensor);
+        }
+        throw py::stop_iteration();
+    }
+
+  private:
+    py::tuple decoded(const TensorRecord& tensor) const {
+        const TensorMeta meta{tensor.path, tensor.dtype, tensor.shape};
+        std::vector<py::ssize_t> shape(tensor.shape.begin(), tensor.shape.end());
+        py::array values(numpy_dtype(tensor.dtype), shape);
+        std::span<std::byte> out{static_cast<std::byte*>(values.mutable_data()),
+                                 static_cast<std::size_t>(values.nbytes())};
+        try {
+            py::gil_scoped_release unlocked;
+            decode_tensor(tensor.codec_id, meta, tensor.payload, out);
+        } catch (const Error& error) {
+            throw Error(error.kind(), path_ + ": " + tensor.path + ": " + error.what());
+        }
+        return py::make_tuple(tensor.path, values, attributes_to_python(tensor.attributes));
+    }
+
+    std::string path_;
+    File file_;
+    FileSource source_;
+    std::optional<StreamReader> reader_;
+};
+
+class PyStreamWriter {
+  public:
+    PyStreamWriter(const std::string& path, const std::string& codec)
+        : path_(path),
+          temporary_(path + ".tmp-gradcodec-" + std::to_string(::getpid())),
+          codec_(Codec::compile(codec)),
+          file_(open_file(temporary_, "wb")),
+          sink_(file_.get(), temporary_),
+          writer_(std::make_unique<StreamWriter>(sink_)) {}
+
+    ~PyStreamWriter() { abandon(); }
+
+    void write_group(const std::string& path, const py::dict& attributes) {
+        const std::string name = absolute(path);
+        ensure_parents(name);
+        if (!groups_.insert(name).second)
+            fail(ErrorKind::usage, "group " + name + " was written already");
+        writer().write(GroupRecord{name, attributes_from_python(attributes)});
+    }
+
+    void write(const std::string& path, const py::buffer& array,
+               const std::optional<std::string>& codec, const py::dict& attributes,
+               const std::optional<std::string>& dtype) {
+        const TensorView values = float_tensor_view(array, dtype, false, "array");
+        const std::string name = absolute(path);
+        const Codec chosen = codec ? Codec::compile(*codec) : codec_;
+        TensorRecord record{name,
+                            values.dtype,
+                            values.shape,
+                            attributes_from_python(attributes),
+                            chosen.id(),
+                            chosen.spec(),
+                            {}};
+        ensure_parents(name);
+        {
+            py::gil_scoped_release unlocked;
+            record.payload = chosen.encode(values.meta(name), values.bytes);
+        }
+        // Under the GIL: one writer's records must not interleave across threads.
+        writer().write(record);
+    }
+
+    void close() {
+        writer().finish();
+        writer_.reset();
+        const bool flushed = std::fflush(file_.get()) == 0;
+        const bool closed = std::fclose(file_.release()) == 0;
+        if (!flushed || !closed) {
+            const std::string reason = std::strerror(errno);
+            std::remove(temporary_.c_str());
+            fail(ErrorKind::io, path_ + ": " + reason);
+        }
+        if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+            const std::string reason = std::strerror(errno);
+            std::remove(temporary_.c_str());
+            fail(ErrorKind::io, path_ + ": " + reason);
+        }
+    }
+
+    // Drops the unfinished stream; nothing is left at the target.
+    void abandon() {
+        if (!file_) return;
+        writer_.reset();
+        file_.reset();
+        std::remove(temporary_.c_str());
+    }
+
+  private:
+    StreamWriter& writer() {
+        if (!writer_) fail(ErrorKind::usage, path_ + ": the stream writer is closed");
+        return *writer_;
+    }
+
+    static std::string absolute(const std::string& path) {
+        return path.starts_with('/') ? path : "/" + path;
+    }
+
+    // Groups come before what they hold, the root first, as readers expect.
+    void ensure_parents(const std::string& path) {
+        for (std::size_t slash = 0; slash != std::string::npos; slash = path.find('/', slash + 1)) {
+            const std::string parent = slash == 0 ? "/" : path.substr(0, slash);
+            if (parent == path) break;
+            if (groups_.insert(parent).second) writer().write(GroupRecord{parent, {}});
+        }
+    }
+
+    std::string path_;
+    std::string temporary_;
+    Codec codec_;
+    File file_;
+    FileSink sink_;
+    std::unique_ptr<StreamWriter> writer_;
+    std::set<std::string> groups_;
+};
+
+}  // namespace
+
+void register_stream(py::module_& module) {
+    py::class_<PyStreamReader>(module, "StreamReader")
+        .def(py::init<const std::string&, std::optional<std::uint64_t>>(), py::arg("path"),
+             py::arg("max_elements") = py::none())
+        .def("__iter__", [](py::object self) { return self; })
+        .def("__next__", &PyStreamReader::next);
+    py::class_<PyStreamWriter>(module, "StreamWriter")
+        .def(py::init<const std::string&, const std::string&>(), py::arg("path"),
+             py::arg("codec") = "lossless")
+        .def("write_group", &PyStreamWriter::write_group, py::arg("path"),
+             py::arg("attrs") = py::dict())
+        .def("write", &PyStreamWriter::write, py::arg("name"), py::arg("array"), py::kw_only(),
+             py::arg("codec") = py::none(), py::arg("attrs") = py::dict(),
+             py::arg("dtype") = py::none())
+        .def("close", &PyStreamWriter::close)
+        .def("abandon", &PyStreamWriter::abandon)
+        .def("__enter__", [](py::object self) { return self; })
+        .def("__exit__", [](PyStreamWriter& self, py::object type, py::object, py::object) {
+            if (type.is_none()) {
+                self.close();
+            } else {
+                self.abandon();
+            }
+            return false;
+        });
+}
+
+}  // namespace gradcodec::python

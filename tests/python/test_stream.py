@@ -1,0 +1,77 @@
+"""Streams written from Python read back in Python and decode with the CLI."""
+import os
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import gradcodec
+from conftest import SOURCE_DIR, gradient_like
+
+
+def test_a_written_stream_reads_back_with_names_values_and_attributes(tmp_path, rng):
+    path = tmp_path / "dump.gcs"
+    fc = gradient_like(rng, (10, 32))
+    conv = gradient_like(rng, (4, 1, 3, 3), np.float64)
+    with gradcodec.StreamWriter(path) as writer:
+        writer.write("step_00001/fc.weight", fc, attrs={"lr": 0.1, "note": "first", "dims": np.arange(3)})
+        writer.write("step_00001/conv.weight", conv, codec="topk:count=5,values=f32")
+    records = list(gradcodec.read_stream(path))
+    assert [name for name, _, _ in records] == ["/step_00001/fc.weight", "/step_00001/conv.weight"]
+    np.testing.assert_array_equal(records[0][1], fc)
+    attrs = records[0][2]
+    assert attrs["lr"] == 0.1 and attrs["note"] == "first"
+    np.testing.assert_array_equal(attrs["dims"], np.arange(3))
+    conv_back = records[1][1]
+    assert conv_back.dtype == np.float64 and np.count_nonzero(conv_back) == 5
+
+
+def test_a_failed_write_leaves_no_file(tmp_path, rng):
+    path = tmp_path / "dump.gcs"
+    with pytest.raises(gradcodec.BadInputError):
+        with gradcodec.StreamWriter(path) as writer:
+            writer.write("a", gradient_like(rng, 10))
+            writer.write("b", np.array([np.nan], dtype=np.float32), codec="rangeq:bits=8")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_damaged_stream_raises_naming_the_file(tmp_path, rng):
+    path = tmp_path / "dump.gcs"
+    with gradcodec.StreamWriter(path) as writer:
+        writer.write("a", gradient_like(rng, 1000))
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(gradcodec.DamagedStreamError):
+        list(gradcodec.read_stream(path))
+    with pytest.raises(gradcodec.IOError, match="missing.gcs"):
+        list(gradcodec.read_stream(tmp_path / "missing.gcs"))
+
+
+def cli():
+    build = pathlib.Path(os.environ.get("GRADCODEC_BUILD_DIR", pathlib.Path.cwd()))
+    found = build / "cli" / "gradcodec"
+    return found if found.exists() else shutil.which("gradcodec")
+
+
+@pytest.mark.skipif(cli() is None, reason="the gradcodec CLI is not built")
+def test_the_cli_decodes_a_python_stream_and_python_reads_a_cli_stream(tmp_path, rng):
+    h5py = pytest.importorskip("h5py")
+    written = tmp_path / "py.gcs"
+    x = gradient_like(rng, (6, 7))
+    with gradcodec.StreamWriter(written) as writer:
+        writer.write("step_00003/w", x)
+    subprocess.run([cli(), "decode", written, "-o", tmp_path / "py.h5", "--quiet"], check=True)
+    with h5py.File(tmp_path / "py.h5") as f:
+        np.testing.assert_array_equal(f["step_00003/w"][()], x)
+
+    sample = SOURCE_DIR / "samples" / "cnn_digits.h5"
+    subprocess.run([cli(), "encode", sample, "-o", tmp_path / "cli.gcs", "--quiet"], check=True)
+    with h5py.File(sample) as f:
+        count = 0
+        for name, values, _ in gradcodec.read_stream(tmp_path / "cli.gcs"):
+            np.testing.assert_array_equal(values, f[name][()])
+            count += 1
+    assert count > 0

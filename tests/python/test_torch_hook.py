@@ -1,0 +1,171 @@
+"""The DDP hook on 2 gloo processes over loopback: its average and residuals, checked against
+frames encoded here, and one real DistributedDataParallel step through it."""
+import multiprocessing
+import socket
+
+import numpy as np
+import pytest
+import torch
+import torch.distributed as dist
+
+import gradcodec
+import gradcodec.torch as gctorch
+
+SIZE = 5000
+
+
+class Bucket:
+    """The two GradBucket methods the hook uses."""
+
+    def __init__(self, tensor, index=0):
+        self._tensor, self._index = tensor, index
+
+    def buffer(self):
+        return self._tensor
+
+    def index(self):
+        return self._index
+
+
+def bucket_of(rank, step):
+    rng = np.random.default_rng(100 * rank + step)
+    return (rng.standard_normal(SIZE) * rng.exponential(1.0, SIZE)).astype(np.float32)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_ranks(target, *args):
+    port = free_port()
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    ranks = [context.Process(target=target, args=(rank, 2, port, queue, *args)) for rank in range(2)]
+    for p in ranks:
+        p.start()
+    results = dict(queue.get(timeout=120) for _ in ranks)
+    for p in ranks:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    return [results[r] for r in range(2)]
+
+
+def init(rank, world, port):
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+
+
+SCENARIOS = [  # (codec spec, error feedback, DGC momentum)
+    ("topk:density=0.01,values=f32", True, None),
+    ("dgc:density=0.01", True, None),
+    ("rangeq:bits=8", True, None),
+    ("topk:density=0.01", False, None),
+    ("topk:density=0.01,values=f32", True, 0.9),
+]
+
+
+def hook_steps(rank, world, port, queue):
+    """Three hook calls per scenario, in one process group (spawning ranks is slow)."""
+    init(rank, world, port)
+    results = {}
+    for scenario in SCENARIOS:
+        spec, error_feedback, momentum = scenario
+        state, hook = gctorch.comm_hook(spec, error_feedback=error_feedback, momentum=momentum)
+        steps = []
+        for step in range(3):
+            average = hook(state, Bucket(torch.from_numpy(bucket_of(rank, step)))).wait()
+            residual = state.residuals.get(0)
+            velocity = state.velocities.get(0)
+            steps.append((average.numpy().copy(), None if residual is None else residual.numpy().copy(),
+                          None if velocity is None else velocity.numpy().copy()))
+        results[scenario] = (steps, (state.calls, state.bytes_sent, state.bytes_frames, state.bytes_dense))
+    dist.destroy_process_group()
+    queue.put((rank, results))
+
+
+@pytest.fixture(scope="module")
+def hook_results():
+    ranks = run_ranks(hook_steps)
+    return lambda scenario: [ranks[rank][scenario] for rank in range(2)]
+
+
+@pytest.mark.parametrize("spec", ["topk:density=0.01,values=f32", "dgc:density=0.01", "rangeq:bits=8"])
+def test_the_hook_averages_each_ranks_decoded_frame_and_keeps_what_was_left_out(spec, hook_results):
+    results = hook_results((spec, True, None))
+    codec = gradcodec.Codec(spec)
+    residuals = [np.zeros(SIZE, np.float32) for _ in range(2)]
+    total_sent = [0, 0]
+    for step in range(3):
+        decoded, frames = [], []
+        for rank in range(2):
+            compensated = bucket_of(rank, step) + residuals[rank]
+            rest = np.empty_like(compensated)
+            frames.append(codec.encode(compensated, residual=rest))
+            decoded.append(gradcodec.decode(frames[-1]))
+            np.testing.assert_array_equal(rest, compensated - decoded[-1])
+            residuals[rank] = rest
+        expected = (decoded[0] + decoded[1]) / np.float32(2)
+        for rank in range(2):
+            average, residual, _ = results[rank][0][step]
+            np.testing.assert_array_equal(average, expected)
+            np.testing.assert_array_equal(residual, residuals[rank])
+            total_sent[rank] += 8 + max(len(f) for f in frames)
+    for rank in range(2):
+        calls, sent, frames_bytes, dense = results[rank][1]
+        assert calls == 3 and dense == 3 * 4 * SIZE and sent == total_sent[rank]
+        assert frames_bytes <= sent
+
+
+def test_without_error_feedback_the_hook_keeps_no_residual(hook_results):
+    results = hook_results(("topk:density=0.01", False, None))
+    codec = gradcodec.Codec("topk:density=0.01")
+    for step in range(3):
+        decoded = [gradcodec.decode(codec.encode(bucket_of(rank, step))) for rank in range(2)]
+        for rank in range(2):
+            average, residual, _ = results[rank][0][step]
+            assert residual is None
+            np.testing.assert_array_equal(average, (decoded[0] + decoded[1]) / np.float32(2))
+
+
+def test_momentum_correction_accumulates_velocity_and_masks_what_was_sent(hook_results):
+    m = 0.9
+    spec = "topk:density=0.01,values=f32"
+    results = hook_results((spec, True, m))
+    codec = gradcodec.Codec(spec)
+    for rank in range(2):
+        u = np.zeros(SIZE, np.float32)
+        v = np.zeros(SIZE, np.float32)
+        for step in range(3):
+            u = np.float32(m) * u + bucket_of(rank, step)
+            v = v + u
+            sent = gradcodec.decode(codec.encode(v))
+            v = v - sent
+            u[sent != 0] = 0
+            _, residual, velocity = results[rank][0][step]
+            np.testing.assert_array_equal(residual, v)
+            np.testing.assert_array_equal(velocity, u)
+
+
+def ddp_step(rank, world, port, queue):
+    init(rank, world, port)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(), torch.nn.Linear(64, 3))
+    ddp = torch.nn.parallel.DistributedDataParallel(model)
+    state, hook = gctorch.comm_hook("topk:density=0.1,values=f32")
+    ddp.register_comm_hook(state, hook)
+    torch.manual_seed(1 + rank)
+    x, y = torch.randn(16, 20), torch.randint(0, 3, (16,))
+    torch.nn.functional.cross_entropy(ddp(x), y).backward()
+    grads = torch.cat([p.grad.flatten() for p in model.parameters()])
+    dist.destroy_process_group()
+    queue.put((rank, (grads.numpy().copy(), state.calls, state.bytes_dense)))
+
+
+def test_a_real_ddp_backward_gives_every_rank_the_same_compressed_average():
+    (g0, calls0, dense0), (g1, calls1, dense1) = run_ranks(ddp_step)
+    np.testing.assert_array_equal(g0, g1)
+    n = 20 * 64 + 64 + 64 * 3 + 3
+    assert calls0 >= 1 and dense0 == 4 * n
+    assert 0 < np.count_nonzero(g0) <= 2 * int(np.ceil(0.1 * n))

@@ -1,0 +1,20 @@
+"""A few steps of scripts/train-compressed on digits: loss falls and the hook counts bytes."""
+import json
+import os
+import subprocess
+import sys
+
+from conftest import SOURCE_DIR
+
+
+def test_short_compressed_training_learns_and_counts_bytes(tmp_path):
+    out = tmp_path / "results.json"
+    subprocess.run([sys.executable, SOURCE_DIR / "scripts" / "train-compressed", "--quick",
+                    "--runs", "dense,topk-ef,dgc-ef", "--json", out], check=True, env=dict(os.environ))
+    results = json.loads(out.read_text())["digits"]
+    for run in results.values():
+        assert sum(run["losses"][-3:]) < sum(run["losses"][:3])
+    dense = results["dense"]["bytes_dense_per_step"]
+    assert results["topk-ef"]["bytes_dense_per_step"] == dense
+    assert 0 < results["topk-ef"]["bytes_sent_per_step"] < dense / 50
+    assert 0 < results["dgc-ef"]["bytes_sent_per_step"] < results["topk-ef"]["bytes_sent_per_step"]
