@@ -15,6 +15,16 @@
 namespace gradcodec::cli {
 namespace {
 
+// Relative external and virtual source names resolve against INPUT's folder, not the current
+// directory. Every open of a dataset uses this list: HDF5 refuses to reopen a dataset that is
+// already open under different access properties.
+Hid dataset_access() {
+    Hid dapl(H5Pcreate(H5P_DATASET_ACCESS));
+    H5Pset_efile_prefix(dapl.get(), "${ORIGIN}");
+    H5Pset_virtual_prefix(dapl.get(), "${ORIGIN}");
+    return dapl;
+}
+
 std::vector<std::uint8_t> read_all_stdin() {
     std::vector<std::uint8_t> bytes;
     std::uint8_t buffer[1 << 16];
@@ -231,11 +241,7 @@ struct Walker {
 
     void dataset(hid_t parent, const char* name, const std::string& path) {
         const std::string where = file + ": " + path;
-        Hid dapl(H5Pcreate(H5P_DATASET_ACCESS));
-        // Relative external and virtual source names resolve against INPUT's folder, not the
-        // current directory.
-        H5Pset_efile_prefix(dapl.get(), "${ORIGIN}");
-        H5Pset_virtual_prefix(dapl.get(), "${ORIGIN}");
+        Hid dapl = dataset_access();
         Hid id =
             checked(H5Dopen2(parent, name, dapl.get()), ErrorKind::bad_input, where, "cannot open");
         check_storage(id.get(), where, limits);
@@ -327,7 +333,8 @@ std::vector<std::byte> read_dataset_at(const std::string& file, hid_t root, cons
     const std::string where = file + ": " + path;
     if (H5Lexists(root, path.c_str(), H5P_DEFAULT) <= 0)
         fail(ErrorKind::bad_input, where + ": no such dataset");
-    Hid id = checked(H5Dopen2(root, path.c_str(), H5P_DEFAULT), ErrorKind::bad_input, where,
+    Hid dapl = dataset_access();
+    Hid id = checked(H5Dopen2(root, path.c_str(), dapl.get()), ErrorKind::bad_input, where,
                      "not a dataset");
     check_storage(id.get(), where, limits);
     Hid type = checked(H5Dget_type(id.get()), ErrorKind::bad_input, where, "cannot read its type");
