@@ -15,7 +15,8 @@ namespace {
 constexpr std::size_t kValues = 16u << 20;  // 64 MB of float32
 
 std::span<const std::byte> input(const benchmark::State& state) {
-    return std::as_bytes(std::span(bench::gradient_like(kValues, static_cast<int>(state.range(0)))));
+    return std::as_bytes(
+        std::span(bench::gradient_like(kValues, static_cast<int>(state.range(0)))));
 }
 
 void report(benchmark::State& state, std::size_t in, std::size_t out) {
@@ -39,7 +40,9 @@ void BM_zstd1_decompress(benchmark::State& state) {
     std::vector<std::uint8_t> packed(ZSTD_compressBound(data.size()));
     packed.resize(ZSTD_compress(packed.data(), packed.size(), data.data(), data.size(), 1));
     std::vector<std::uint8_t> out(data.size());
-    for (auto _ : state) benchmark::DoNotOptimize(ZSTD_decompress(out.data(), out.size(), packed.data(), packed.size()));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(
+            ZSTD_decompress(out.data(), out.size(), packed.data(), packed.size()));
     report(state, data.size(), packed.size());
 }
 

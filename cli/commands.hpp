@@ -22,7 +22,7 @@ struct EncodeArgs {
     std::string device = "cpu";
     std::string scope = "tensor";  // or "group": select across each HDF5 group's tensors
     std::string target;            // KEY=VALUE: bits, rel_l2, abs, rel
-    unsigned threads = 0;  // 0: every available core
+    unsigned threads = 0;          // 0: every available core
 };
 
 struct DecodeArgs {

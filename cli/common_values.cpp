@@ -18,7 +18,8 @@ std::uint64_t count_nonzero(DType dtype, std::span<const std::byte> values) {
                 nonzero = nonzero || (b + 1 == size ? (v & 0x7f) != 0 : v != 0);
             }
         } else {
-            for (std::size_t b = 0; b < size; ++b) nonzero = nonzero || std::to_integer<unsigned>(p[b]) != 0;
+            for (std::size_t b = 0; b < size; ++b)
+                nonzero = nonzero || std::to_integer<unsigned>(p[b]) != 0;
         }
         count += nonzero ? 1 : 0;
     }

@@ -102,7 +102,8 @@ void decode_hdf5(const DecodeArgs& args, ByteBudget& budget, StreamReader& reade
                 jobs.add([&writer, l = *l] { writer.write(l); });
             if (auto* t = std::get_if<TensorRecord>(&*record)) {
                 progress.tick(display_name(t->path));
-                const TensorMeta meta{args.input + ": " + display_name(t->path), t->dtype, t->shape};
+                const TensorMeta meta{args.input + ": " + display_name(t->path), t->dtype,
+                                      t->shape};
                 budget.take(meta.name, meta.element_count(), dtype_size(t->dtype));
                 auto job = std::make_shared<DecodeJob>(DecodeJob{std::move(*t), {}});
                 try {

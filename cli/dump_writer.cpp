@@ -55,7 +55,7 @@ DumpWriter::DumpWriter(const std::string& path, std::string name, hid_t fapl)
     : path_(std::move(name)),
       file_(checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
                               fapl == H5P_DEFAULT ? file_access_for(path).get() : fapl),
-                  ErrorKind::io, path_, "cannot create the HDF5 file")),
+                    ErrorKind::io, path_, "cannot create the HDF5 file")),
       nodes_{Node{Kind::group, {}}} {}
 
 DumpWriter::Place DumpWriter::locate(const std::string& path, const std::string& where) {
@@ -140,8 +140,7 @@ void DumpWriter::write(const LinkRecord& link) {
     add(place, Kind::link);
 }
 
-void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> values,
-                       hid_t dcpl) {
+void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> values, hid_t dcpl) {
     const std::string where = path_ + ": " + tensor.path;
     Hid type = hdf5_type_of(tensor.dtype);
     Hid space = make_dataspace(tensor.shape, where);

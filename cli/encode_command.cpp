@@ -143,7 +143,7 @@ struct Encoder {
             // A codec that cannot carry non-finite values refuses them even with
             // --allow-nonfinite: the message must not send the user to the flag they passed.
             const std::string message = e.what();
-            const std::size_t hint = message.find(" (--allow-nonfinite");
+            const std::size_t hint = message.find(" (allow_nonfinite carries");
             if (!allow_nonfinite || hint == std::string::npos) throw;
             fail(e.kind(), message.substr(0, hint) + "; codec '" + chosen.name +
                                "' cannot carry them even with --allow-nonfinite (lossless can)");
@@ -183,29 +183,31 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
         encoder.planner.groups = float_groups(args.input, file.get(), args.select);
     }
     try {
-        walk_dump(args.input, file.get(),
-                  {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
-                   [&](const DumpDataset& d) {
-                       progress.tick(display_name(d.path));
-                       auto job = std::make_shared<TensorJob>(
-                           TensorJob{d.path, d.dtype, d.shape, d.attributes, buffers.take(d.byte_count()), {}});
-                       d.read_into(args.input, job->data.bytes());
-                       const std::uint64_t bytes = job->data.bytes().size();
-                       jobs.add(
-                           bytes,
-                           [&encoder, job, per_tensor](unsigned t) {
-                               job->encoded = encoder.encode(job->path, job->dtype, job->shape, job->attributes,
-                                                             job->data.bytes(), std::max(t, per_tensor));
-                           },
-                           [&encoder, &buffers, job] {
-                               buffers.give_back(std::move(job->data));
-                               encoder.write(std::move(job->path), job->dtype, std::move(job->shape),
-                                             std::move(job->attributes), std::move(job->encoded));
-                           });
-                   },
-                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }},
-                  DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
-                             args.skip_unsupported});
+        walk_dump(
+            args.input, file.get(),
+            {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
+             [&](const DumpDataset& d) {
+                 progress.tick(display_name(d.path));
+                 auto job = std::make_shared<TensorJob>(TensorJob{
+                     d.path, d.dtype, d.shape, d.attributes, buffers.take(d.byte_count()), {}});
+                 d.read_into(args.input, job->data.bytes());
+                 const std::uint64_t bytes = job->data.bytes().size();
+                 jobs.add(
+                     bytes,
+                     [&encoder, job, per_tensor](unsigned t) {
+                         job->encoded =
+                             encoder.encode(job->path, job->dtype, job->shape, job->attributes,
+                                            job->data.bytes(), std::max(t, per_tensor));
+                     },
+                     [&encoder, &buffers, job] {
+                         buffers.give_back(std::move(job->data));
+                         encoder.write(std::move(job->path), job->dtype, std::move(job->shape),
+                                       std::move(job->attributes), std::move(job->encoded));
+                     });
+             },
+             [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }},
+            DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
+                       args.skip_unsupported});
     } catch (...) {
         jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
         throw;
@@ -218,7 +220,8 @@ void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, Byt
     const EncodeOptions options{args.allow_nonfinite};
     UnitPlanner planner{args, spec, parse_scope(args.scope), std::nullopt, options, -1, {}, {}};
     if (!args.target.empty()) planner.target = parse_target(args.target);
-    Encoder encoder{args, spec, parse_codec_spec("lossless"), args.allow_nonfinite, writer, device, planner};
+    Encoder encoder{args,   spec,   parse_codec_spec("lossless"), args.allow_nonfinite, writer,
+                    device, planner};
     const unsigned threads = resolve_threads(args.threads);
     if (!args.raw.empty()) {
         encode_raw(args, encoder, threads);
@@ -227,7 +230,9 @@ void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, Byt
     }
     writer.finish();
     if (!args.select.empty() && encoder.matched == 0 && !args.quiet) {
-        std::fprintf(stderr, "gradcodec: warning: --select matched no float dataset; everything was stored lossless\n");
+        std::fprintf(stderr,
+                     "gradcodec: warning: --select matched no float dataset; everything was stored "
+                     "lossless\n");
     }
 }
 
@@ -239,8 +244,10 @@ int run_encode(const EncodeArgs& args) {
     parse_scope(args.scope);
     if (!args.target.empty()) check_target_applies(spec, parse_target(args.target));
     const Device device = choose_device(args.device);
-    if (args.raw.empty() != args.shape.empty()) fail(ErrorKind::usage, "--raw and --shape go together");
-    if (!args.raw.empty() && !args.select.empty()) fail(ErrorKind::usage, "--select applies to HDF5 input only");
+    if (args.raw.empty() != args.shape.empty())
+        fail(ErrorKind::usage, "--raw and --shape go together");
+    if (!args.raw.empty() && !args.select.empty())
+        fail(ErrorKind::usage, "--select applies to HDF5 input only");
     if (check_output_path(args.input, args.output, args.force) == OutputMode::in_place) {
         FilePtr out = open_in_place(args.output, "a binary stream");
         FileSink sink(out.get(), args.output);

@@ -13,9 +13,12 @@ enum ExitCode : int {
 
 inline int exit_code_for(ErrorKind kind) {
     switch (kind) {
-        case ErrorKind::usage: return kExitUsage;
-        case ErrorKind::io: return kExitIo;
-        default: return kExitBadInput;
+        case ErrorKind::usage:
+            return kExitUsage;
+        case ErrorKind::io:
+            return kExitIo;
+        default:
+            return kExitBadInput;
     }
 }
 

@@ -265,11 +265,12 @@ struct Walker {
 void read_values_into(const std::string& where, hid_t id, DType dtype, std::span<std::byte> out) {
     if (out.empty()) return;
     Hid mem = hdf5_type_of(dtype);
-    check_status(H5Dread(id, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), ErrorKind::bad_input, where,
-                 "cannot read values (damaged file?)");
+    check_status(H5Dread(id, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),
+                 ErrorKind::bad_input, where, "cannot read values (damaged file?)");
 }
 
-std::vector<std::byte> read_values(const std::string& where, hid_t id, DType dtype, std::uint64_t count) {
+std::vector<std::byte> read_values(const std::string& where, hid_t id, DType dtype,
+                                   std::uint64_t count) {
     std::vector<std::byte> data(count * dtype_size(dtype));
     read_values_into(where, id, dtype, data);
     return data;
@@ -291,7 +292,9 @@ void DumpDataset::read_into(const std::string& file, std::span<std::byte> out) c
     read_values_into(file + ": " + path, id, dtype, out);
 }
 
-bool looks_like_hdf5(const std::string& file) { return file != "-" && H5Fis_hdf5(file.c_str()) > 0; }
+bool looks_like_hdf5(const std::string& file) {
+    return file != "-" && H5Fis_hdf5(file.c_str()) > 0;
+}
 
 Hid open_dump(const std::string& file, bool offer_raw) {
     if (file == "-") {

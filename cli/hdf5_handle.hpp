@@ -10,7 +10,7 @@
 namespace gradcodec::cli {
 
 class Hid {
-public:
+  public:
     Hid() = default;
     explicit Hid(hid_t id) : id_(id) {}
     Hid(Hid&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)) {}
@@ -32,7 +32,7 @@ public:
         id_ = H5I_INVALID_HID;
     }
 
-private:
+  private:
     hid_t id_ = H5I_INVALID_HID;
 };
 

@@ -38,8 +38,11 @@ struct Original {
 
     std::vector<std::byte> values(const TensorRecord& t, std::uint64_t tensors_seen) const {
         if (raw) {
-            if (tensors_seen > 1) fail(ErrorKind::usage, file + ": a raw --against file fits a single-tensor stream only");
-            const RawInput in(file, TensorMeta{t.path, t.dtype, t.shape}.byte_count(), display_name(t.path));
+            if (tensors_seen > 1)
+                fail(ErrorKind::usage,
+                     file + ": a raw --against file fits a single-tensor stream only");
+            const RawInput in(file, TensorMeta{t.path, t.dtype, t.shape}.byte_count(),
+                              display_name(t.path));
             return {in.bytes().begin(), in.bytes().end()};
         }
         DType dtype{};
@@ -140,12 +143,13 @@ void finish_bit_split(InspectRow& row) {
 }
 
 #ifdef GRADCODEC_HAVE_H5Z
-// For a repacked HDF5 file (its chunks are frames): adds one tensor's row to the report, with its metrics against the original when asked.
+// For a repacked HDF5 file (its chunks are frames): adds one tensor's row to the report, with its
+// metrics against the original when asked.
 struct ReportBuilder {
     explicit ReportBuilder(const InspectArgs& inspect_args)
         : args(inspect_args),
-          original(inspect_args.against,
-                   DumpLimits{ByteBudget(inspect_args.max_tensor_bytes), inspect_args.allow_external}) {}
+          original(inspect_args.against, DumpLimits{ByteBudget(inspect_args.max_tensor_bytes),
+                                                    inspect_args.allow_external}) {}
 
     const InspectArgs& args;
     const Original original;
@@ -196,9 +200,9 @@ int run_inspect(const InspectArgs& args) {
 #ifdef GRADCODEC_HAVE_H5Z
     if (looks_like_hdf5(args.input)) {
         ReportBuilder builder{args};
-        const std::uint64_t file_bytes = inspect_hdf5_file(
-            args.input,
-            [&](InspectedDataset& d) { builder.add(std::move(d.row), d.tensor, d.decoded); });
+        const std::uint64_t file_bytes = inspect_hdf5_file(args.input, [&](InspectedDataset& d) {
+            builder.add(std::move(d.row), d.tensor, d.decoded);
+        });
         const int status = builder.print(file_bytes);
         finish_stdout();
         return status;

@@ -18,7 +18,9 @@ struct InspectRow {
     std::optional<ErrorMetrics> metrics;
 
     double ratio() const { return bytes_out ? double(bytes_in) / double(bytes_out) : 0.0; }
-    double bits_per_value() const { return elements ? 8.0 * double(bytes_out) / double(elements) : 0.0; }
+    double bits_per_value() const {
+        return elements ? 8.0 * double(bytes_out) / double(elements) : 0.0;
+    }
     double density() const { return elements ? double(kept) / double(elements) : 0.0; }
 };
 

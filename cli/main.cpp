@@ -38,8 +38,13 @@ std::string codec_list() {
 }
 
 // Limit errors come from the library; the CLI knows which flag raises the cap.
+// The library's messages name its options; the user knows them as flags.
 std::string with_flag_hint(const Error& e) {
-    const std::string message = e.what();
+    std::string message = e.what();
+    const std::string option = "(allow_nonfinite carries";
+    if (const auto at = message.find(option); at != std::string::npos) {
+        message.replace(at, option.size(), "(--allow-nonfinite carries");
+    }
     if (e.kind() != ErrorKind::limit || message.find("--max-") != std::string::npos) return message;
     const bool record = message.find("max_record_bytes") != std::string::npos;
     return message + (record ? " (raise the cap with --max-record-bytes N)"
@@ -119,15 +124,16 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
     add_tensor_cap(cmd, a.max_tensor_bytes);
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");
-    cmd->footer(codec_list() +
-                "\nExamples:\n  gradcodec encode dump.h5 -o dump.gcs --codec topk:density=0.01\n"
-                "  gradcodec encode dump.h5 -o - --codec rangeq:bits=8 --select 'step_00010/*' | "
-                "ssh host gradcodec decode - -o dump.h5\n"
-                "  gradcodec encode grad.f32 --raw f32 --shape 1024x1024 -o grad.gcs --codec "
-                "cast:to=bf16\n"
-                "  gradcodec encode dump.h5 -o dump.gcs --codec topk --scope group --target bits=0.5\n"
-                "  gradcodec encode dump.h5 -o dump.gcs --codec rangeq --target abs=1e-6\n\n" +
-                std::string(kExitCodeHelp));
+    cmd->footer(
+        codec_list() +
+        "\nExamples:\n  gradcodec encode dump.h5 -o dump.gcs --codec topk:density=0.01\n"
+        "  gradcodec encode dump.h5 -o - --codec rangeq:bits=8 --select 'step_00010/*' | "
+        "ssh host gradcodec decode - -o dump.h5\n"
+        "  gradcodec encode grad.f32 --raw f32 --shape 1024x1024 -o grad.gcs --codec "
+        "cast:to=bf16\n"
+        "  gradcodec encode dump.h5 -o dump.gcs --codec topk --scope group --target bits=0.5\n"
+        "  gradcodec encode dump.h5 -o dump.gcs --codec rangeq --target abs=1e-6\n\n" +
+        std::string(kExitCodeHelp));
     add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_encode(a)); });
 }
@@ -162,7 +168,9 @@ void add_decode(CLI::App& app, DecodeArgs& a) {
 void add_inspect(CLI::App& app, InspectArgs& a) {
     auto* cmd = app.add_subcommand(
         "inspect", "Show what each tensor of a stream costs, and with --against what it loses");
-    cmd->add_option("INPUT", a.input, "Stream to inspect (- is stdin), or an HDF5 file written by repack")->required();
+    cmd->add_option("INPUT", a.input,
+                    "Stream to inspect (- is stdin), or an HDF5 file written by repack")
+        ->required();
     cmd->add_option("--against", a.against,
                     "Original HDF5 dump (or raw file of a single-tensor stream) for error metrics");
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
@@ -190,22 +198,35 @@ void add_inspect(CLI::App& app, InspectArgs& a) {
 
 #ifdef GRADCODEC_HAVE_H5Z
 void add_repack(CLI::App& app, RepackArgs& a) {
-    auto* cmd = app.add_subcommand("repack", "Rewrite an HDF5 dump with its float datasets filtered by gradcodec (stays HDF5)");
+    auto* cmd = app.add_subcommand(
+        "repack",
+        "Rewrite an HDF5 dump with its float datasets filtered by gradcodec (stays HDF5)");
     cmd->add_option("INPUT", a.input, "HDF5 dump")->required();
     cmd->add_option("-o,--output", a.output, "Output HDF5 file")->required();
-    cmd->add_option("--codec", a.codec, "Codec spec for each chunk: lossless, cast, rangeq, topk, threshold, dgc, sidco")
+    cmd->add_option(
+           "--codec", a.codec,
+           "Codec spec for each chunk: lossless, cast, rangeq, topk, threshold, dgc, sidco")
         ->capture_default_str();
-    cmd->add_option("--select", a.select, "Glob over dataset paths; repeatable. Unselected datasets are copied as they are");
+    cmd->add_option(
+        "--select", a.select,
+        "Glob over dataset paths; repeatable. Unselected datasets are copied as they are");
     a.chunk = kDefaultChunkElements;
-    cmd->add_option("--chunk", a.chunk, "Most elements per chunk; larger tensors are cut along their leading dimensions")
+    cmd->add_option(
+           "--chunk", a.chunk,
+           "Most elements per chunk; larger tensors are cut along their leading dimensions")
         ->capture_default_str();
-    cmd->add_flag("--allow-nonfinite", a.allow_nonfinite, "Carry NaN and inf exactly where a lossy codec would refuse");
+    cmd->add_flag("--allow-nonfinite", a.allow_nonfinite,
+                  "Carry NaN and inf exactly where a lossy codec would refuse");
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");
-    cmd->footer("Each chunk is one gradcodec frame. Read the output with HDF5_PLUGIN_PATH naming the directory of\n"
-                "libH5Zgradcodec.so (h5py, h5dump, h5ls -v, any HDF5 program). Sparse codecs select per chunk.\n\n"
-                "Example:\n  gradcodec repack dump.h5 -o dump.rq8.h5 --codec rangeq:bits=8 --select 'step_*/*'\n\n" +
-                std::string(kExitCodeHelp));
+    cmd->footer(
+        "Each chunk is one gradcodec frame. Read the output with HDF5_PLUGIN_PATH naming the "
+        "directory of\n"
+        "libH5Zgradcodec.so (h5py, h5dump, h5ls -v, any HDF5 program). Sparse codecs select per "
+        "chunk.\n\n"
+        "Example:\n  gradcodec repack dump.h5 -o dump.rq8.h5 --codec rangeq:bits=8 --select "
+        "'step_*/*'\n\n" +
+        std::string(kExitCodeHelp));
     cmd->callback([&a] { std::exit(run_repack(a)); });
 }
 #endif

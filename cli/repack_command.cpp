@@ -1,15 +1,15 @@
 // repack: the same HDF5 tree with its selected float datasets chunked and filtered by
 // gradcodec, so the result stays a plain HDF5 file that any HDF5 reader with the plugin opens.
 #include "atomic_output.hpp"
-#include "dump_writer.hpp"
-#include "output_path.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "dump_writer.hpp"
 #include "exit_codes.hpp"
 #include "filtered_dataset.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "gradcodec_h5z.h"
 #include "hdf5_dump.hpp"
+#include "output_path.hpp"
 
 namespace gradcodec::cli {
 namespace {
@@ -105,7 +105,8 @@ int run_repack(const RepackArgs& args) {
     if (args.input == "-" || args.output == "-")
         fail(ErrorKind::usage, "repack reads and writes HDF5 files, not pipes");
     if (check_output_path(args.input, args.output, args.force) == OutputMode::in_place) {
-        fail(ErrorKind::usage, args.output + ": repack writes a regular HDF5 file, not a device or FIFO");
+        fail(ErrorKind::usage,
+             args.output + ": repack writes a regular HDF5 file, not a device or FIFO");
     }
     register_gradcodec_filter();
     keep_filter_errors();

@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_output.hpp"
-#include "output_path.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "dump_groups.hpp"
 #include "exit_codes.hpp"
 #include "hdf5_dump.hpp"
+#include "output_path.hpp"
 #include "svg_plot.hpp"
 #include "unit_encoding.hpp"
 

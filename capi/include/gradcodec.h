@@ -41,13 +41,13 @@ typedef enum { GC_F16 = 1, GC_BF16 = 2, GC_F32 = 3, GC_F64 = 4 } gc_dtype;
 typedef int gc_status;
 enum {
     GC_OK = 0,
-    GC_ERROR_USAGE = 1,        /* bad argument or codec spec (unknown name, key or value) */
-    GC_ERROR_BAD_INPUT = 2,    /* the values cannot be encoded as asked (NaN, overflow) */
-    GC_ERROR_DAMAGED = 3,      /* not a frame, damaged, or of an unsupported version */
-    GC_ERROR_LIMIT = 4,        /* a size exceeds a limit */
+    GC_ERROR_USAGE = 1,         /* bad argument or codec spec (unknown name, key or value) */
+    GC_ERROR_BAD_INPUT = 2,     /* the values cannot be encoded as asked (NaN, overflow) */
+    GC_ERROR_DAMAGED = 3,       /* not a frame, damaged, or of an unsupported version */
+    GC_ERROR_LIMIT = 4,         /* a size exceeds a limit */
     GC_ERROR_DST_TOO_SMALL = 5, /* the destination buffer cannot hold the result */
-    GC_ERROR_NO_MEMORY = 6,    /* an allocation failed */
-    GC_ERROR_INTERNAL = 7      /* a bug in gradcodec: please report it */
+    GC_ERROR_NO_MEMORY = 6,     /* an allocation failed */
+    GC_ERROR_INTERNAL = 7       /* a bug in gradcodec: please report it */
 };
 
 /* Options for gc_codec_open_with; zero-initialise, then set what you need. */
@@ -75,8 +75,8 @@ GC_API gc_status gc_encode_frame(gc_codec* codec, gc_dtype dtype, const void* sr
 /* The same, and writes src - decode(frame) into residual (n values of dtype): what the codec
  * left out, for error feedback. residual may equal src (updated in place). */
 GC_API gc_status gc_encode_frame_residual(gc_codec* codec, gc_dtype dtype, const void* src,
-                                          size_t n, void* dst, size_t dst_capacity,
-                                          size_t* written, void* residual);
+                                          size_t n, void* dst, size_t dst_capacity, size_t* written,
+                                          void* residual);
 
 /* Checks a frame (magic, version, checksum) and reports its dtype and element count. */
 GC_API gc_status gc_frame_info(const void* frame, size_t size, gc_dtype* dtype, size_t* n);

@@ -2,8 +2,8 @@
 // sequence: the identity a golden stream must keep forever. usage: golden_checksum STREAM
 #include <xxhash.h>
 
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 
 #include "golden_digest.hpp"
 
@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        std::printf("%016llx\n", static_cast<unsigned long long>(gradcodec::testing::decoded_digest(argv[1])));
+        std::printf("%016llx\n",
+                    static_cast<unsigned long long>(gradcodec::testing::decoded_digest(argv[1])));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "golden_checksum: %s: %s\n", argv[1], e.what());
         return 3;

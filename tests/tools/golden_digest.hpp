@@ -13,11 +13,13 @@
 namespace gradcodec::testing {
 
 inline std::uint64_t decoded_digest(const std::string& path) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                         &std::fclose);
     if (!file) throw std::runtime_error("cannot open");
     FileSource source(file.get());
     StreamReader reader(source);
-    std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(), &XXH3_freeState);
+    std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(),
+                                                                          &XXH3_freeState);
     XXH3_64bits_reset(state.get());
     while (auto record = reader.next()) {
         const auto* t = std::get_if<TensorRecord>(&*record);

@@ -17,10 +17,12 @@ int main(int argc, char** argv) {
     std::exponential_distribution<float> magnitude(1000.0f);
     auto write = [&](const std::string& name, std::size_t count) {
         std::vector<float> v(count);
-        for (auto& x : v) x = (rng() & 3) == 0 ? 0.0f : (rng() & 1) ? magnitude(rng) : -magnitude(rng);
+        for (auto& x : v)
+            x = (rng() & 3) == 0 ? 0.0f : (rng() & 1) ? magnitude(rng) : -magnitude(rng);
         const hsize_t dims[1] = {count};
         hid_t space = H5Screate_simple(1, dims, nullptr);
-        hid_t d = H5Dcreate2(file, name.c_str(), H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t d = H5Dcreate2(file, name.c_str(), H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT,
+                             H5P_DEFAULT);
         H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
         H5Dclose(d);
         H5Sclose(space);

@@ -27,9 +27,10 @@ hid_t float16_type(bool brain) {
     return t;
 }
 
-void dataset(hid_t where, const char* name, hid_t file_type, hid_t mem_type, std::vector<hsize_t> dims,
-             const void* data) {
-    hid_t space = dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(int(dims.size()), dims.data(), nullptr);
+void dataset(hid_t where, const char* name, hid_t file_type, hid_t mem_type,
+             std::vector<hsize_t> dims, const void* data) {
+    hid_t space = dims.empty() ? H5Screate(H5S_SCALAR)
+                               : H5Screate_simple(int(dims.size()), dims.data(), nullptr);
     hid_t d = H5Dcreate2(where, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     std::size_t n = 1;
     for (auto x : dims) n *= x;
@@ -38,8 +39,10 @@ void dataset(hid_t where, const char* name, hid_t file_type, hid_t mem_type, std
     H5Sclose(space);
 }
 
-void attribute(hid_t where, const char* name, hid_t type, std::vector<hsize_t> dims, const void* data) {
-    hid_t space = dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(int(dims.size()), dims.data(), nullptr);
+void attribute(hid_t where, const char* name, hid_t type, std::vector<hsize_t> dims,
+               const void* data) {
+    hid_t space = dims.empty() ? H5Screate(H5S_SCALAR)
+                               : H5Screate_simple(int(dims.size()), dims.data(), nullptr);
     hid_t a = H5Acreate2(where, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
     H5Awrite(a, type, data);
     H5Aclose(a);

@@ -19,7 +19,8 @@ TEST_CASE("a codec spec without keys is just a name", "[codec_spec]") {
 }
 
 TEST_CASE("malformed codec specs are usage errors", "[codec_spec]") {
-    for (const char* bad : {"", ":a=1", "cast:to", "cast:=f16", "cast:to=", "cast:to=f16,to=bf16"}) {
+    for (const char* bad :
+         {"", ":a=1", "cast:to", "cast:=f16", "cast:to=", "cast:to=f16,to=bf16"}) {
         INFO(bad);
         try {
             parse_codec_spec(bad);
@@ -45,7 +46,8 @@ TEST_CASE("an unknown key or value lists what is valid", "[codec_spec]") {
         validate_codec_spec(parse_codec_spec("cast:too=f16"));
         FAIL("accepted");
     } catch (const Error& e) {
-        CHECK_THAT(e.what(), Catch::Contains("unknown key 'too'") && Catch::Contains("valid keys: to"));
+        CHECK_THAT(e.what(),
+                   Catch::Contains("unknown key 'too'") && Catch::Contains("valid keys: to"));
     }
     try {
         validate_codec_spec(parse_codec_spec("cast:to=f8"));

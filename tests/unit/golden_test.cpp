@@ -19,8 +19,9 @@ TEST_CASE("every golden stream decodes to its committed checksum", "[golden]") {
         fields >> expected >> name;
         INFO(name);
         char actual[17];
-        std::snprintf(actual, sizeof actual, "%016llx",
-                      static_cast<unsigned long long>(gradcodec::testing::decoded_digest(dir + name)));
+        std::snprintf(
+            actual, sizeof actual, "%016llx",
+            static_cast<unsigned long long>(gradcodec::testing::decoded_digest(dir + name)));
         CHECK(std::string(actual) == expected);
         ++streams;
     }

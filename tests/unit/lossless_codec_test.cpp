@@ -27,14 +27,17 @@ std::vector<std::byte> random_bytes(std::mt19937_64& rng, std::size_t n, bool co
 
 }  // namespace
 
-TEST_CASE("lossless round trips are bit-exact for random shapes, dtypes and seeds", "[lossless][property]") {
-    const DType types[] = {DType::f16, DType::bf16, DType::f32, DType::f64, DType::i8,
-                           DType::i32, DType::u64, DType::bool8};
+TEST_CASE("lossless round trips are bit-exact for random shapes, dtypes and seeds",
+          "[lossless][property]") {
+    const DType types[] = {DType::f16, DType::bf16, DType::f32, DType::f64,
+                           DType::i8,  DType::i32,  DType::u64, DType::bool8};
     for (std::uint64_t seed = 0; seed < 200; ++seed) {
         std::mt19937_64 rng(seed);
         const TensorMeta meta{"t" + std::to_string(seed), types[seed % 8], random_shape(rng)};
         const auto data = random_bytes(rng, meta.byte_count(), seed % 2 == 0);
-        const std::string spec = seed % 3 == 0 ? "lossless" : "lossless:level=" + std::to_string(int(seed % 30) * 4 - 100);
+        const std::string spec = seed % 3 == 0
+                                     ? "lossless"
+                                     : "lossless:level=" + std::to_string(int(seed % 30) * 4 - 100);
         const auto encoded = encode_tensor(parse_codec_spec(spec), meta, data);
         std::vector<std::byte> back(data.size());
         decode_tensor(encoded.codec_id, meta, encoded.payload, back);
@@ -54,14 +57,16 @@ TEST_CASE("lossless never grows a record by more than its mode byte", "[lossless
 TEST_CASE("lossless shrinks gradient-like floats below their raw size", "[lossless]") {
     const auto values = gradcodec::testing::laplace_values(1 << 16, 3);
     const TensorMeta meta{"grad", DType::f32, {values.size()}};
-    const auto encoded = encode_tensor(parse_codec_spec("lossless"), meta, gradcodec::testing::as_bytes_of(values));
+    const auto encoded =
+        encode_tensor(parse_codec_spec("lossless"), meta, gradcodec::testing::as_bytes_of(values));
     CHECK(encoded.payload.size() < values.size() * 4 * 95 / 100);
 }
 
 TEST_CASE("a damaged lossless payload is refused, never decoded into garbage", "[lossless]") {
     const auto values = gradcodec::testing::laplace_values(1000, 5);
     const TensorMeta meta{"grad", DType::f32, {values.size()}};
-    const auto encoded = encode_tensor(parse_codec_spec("lossless"), meta, gradcodec::testing::as_bytes_of(values));
+    const auto encoded =
+        encode_tensor(parse_codec_spec("lossless"), meta, gradcodec::testing::as_bytes_of(values));
     std::vector<std::byte> out(meta.byte_count());
     auto refused = [&](const std::vector<std::uint8_t>& p) {
         try {
@@ -72,7 +77,8 @@ TEST_CASE("a damaged lossless payload is refused, never decoded into garbage", "
         return false;
     };
     auto p = encoded.payload;
-    CHECK(refused(std::vector<std::uint8_t>(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(p.size() / 2))));
+    CHECK(refused(std::vector<std::uint8_t>(
+        p.begin(), p.begin() + static_cast<std::ptrdiff_t>(p.size() / 2))));
     p[0] = 9;
     CHECK(refused(p));
     p = encoded.payload;

@@ -169,7 +169,8 @@ TEST_CASE("DGC's sample spans the whole tensor, at least ceil(2/density) element
                 const auto p = dgc_sample_positions(n, {d, 0.01, seed});
                 const double wanted =
                     std::max(std::ceil(0.01 * static_cast<double>(n)), std::ceil(2.0 / d));
-                const auto samples = static_cast<std::uint64_t>(std::min(wanted, static_cast<double>(n)));
+                const auto samples =
+                    static_cast<std::uint64_t>(std::min(wanted, static_cast<double>(n)));
                 INFO("n " << n << " density " << d << " seed " << seed);
                 REQUIRE(p.size() == samples);
                 CHECK(std::adjacent_find(p.begin(), p.end(), std::greater_equal<>()) == p.end());

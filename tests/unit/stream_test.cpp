@@ -13,20 +13,27 @@ namespace {
 std::vector<std::uint8_t> sample_stream() {
     VectorSink sink;
     StreamWriter writer(sink);
-    Attribute loss{"loss", AttrKind::numeric, DType::f64, 0, 0, 0, {}, std::vector<std::uint8_t>(8, 0x3f)};
+    Attribute loss{
+        "loss", AttrKind::numeric, DType::f64, 0, 0, 0, {}, std::vector<std::uint8_t>(8, 0x3f)};
     writer.write(GroupRecord{"/", {}});
     writer.write(GroupRecord{"/step_00010", {loss}});
     const auto values = laplace_values(100, 1);
     const TensorMeta meta{"fc.weight", DType::f32, {10, 10}};
     auto encoded = encode_tensor(parse_codec_spec("lossless"), meta, as_bytes_of(values));
-    writer.write(TensorRecord{"/step_00010/fc.weight", DType::f32, {10, 10}, {}, encoded.codec_id, encoded.spec,
+    writer.write(TensorRecord{"/step_00010/fc.weight",
+                              DType::f32,
+                              {10, 10},
+                              {},
+                              encoded.codec_id,
+                              encoded.spec,
                               encoded.payload});
     writer.write(LinkRecord{"/latest", LinkKind::soft, "/step_00010/fc.weight", ""});
     writer.finish();
     return sink.bytes;
 }
 
-std::vector<Record> read_all(std::span<const std::uint8_t> bytes, ReadLimits limits = default_read_limits()) {
+std::vector<Record> read_all(std::span<const std::uint8_t> bytes,
+                             ReadLimits limits = default_read_limits()) {
     SpanSource source(bytes);
     StreamReader reader(source, limits);
     std::vector<Record> out;
@@ -34,7 +41,8 @@ std::vector<Record> read_all(std::span<const std::uint8_t> bytes, ReadLimits lim
     return out;
 }
 
-ErrorKind kind_of_failure(std::span<const std::uint8_t> bytes, ReadLimits limits = default_read_limits()) {
+ErrorKind kind_of_failure(std::span<const std::uint8_t> bytes,
+                          ReadLimits limits = default_read_limits()) {
     try {
         read_all(bytes, limits);
     } catch (const Error& e) {
@@ -85,7 +93,8 @@ TEST_CASE("a newer minor version is accepted and a newer major refused", "[strea
         read_all(bytes);
         FAIL("accepted");
     } catch (const Error& e) {
-        CHECK_THAT(e.what(), Catch::Contains("format version 2.0") && Catch::Contains("understands 1.0"));
+        CHECK_THAT(e.what(),
+                   Catch::Contains("format version 2.0") && Catch::Contains("understands 1.0"));
     }
 }
 
@@ -101,7 +110,8 @@ TEST_CASE("a tensor declaring more elements than the cap is refused before decod
     }
 }
 
-TEST_CASE("a record length beyond the bytes that remain is refused without allocating it", "[stream]") {
+TEST_CASE("a record length beyond the bytes that remain is refused without allocating it",
+          "[stream]") {
     auto bytes = sample_stream();
     // The first record's frame follows the 32-byte header; its body length is at offset 4.
     for (int i = 0; i < 8; ++i) bytes[32 + 4 + i] = 0xff;

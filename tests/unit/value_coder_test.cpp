@@ -6,9 +6,9 @@
 #include <random>
 #include <vector>
 
-#include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
 #include "common/small_float.hpp"
+#include "common/spec_params.hpp"
 #include "gradcodec/codec_spec.hpp"
 #include "gradcodec/error.hpp"
 #include "quant/range_section.hpp"

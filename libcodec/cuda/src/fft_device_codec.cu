@@ -183,10 +183,12 @@ std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
     const std::vector<float> host_values = to_host(values.data(), scalars, "values copy");
     // The input comes to the host only when write_frequency_payload must name a bad element.
     std::vector<float> host_x;
-    if (!std::all_of(host_values.begin(), host_values.end(), [](float v) { return std::isfinite(v); })) {
+    if (!std::all_of(host_values.begin(), host_values.end(),
+                     [](float v) { return std::isfinite(v); })) {
         host_x = to_host(x, n, "input copy");
     }
-    return write_frequency_payload(params, meta, host_x, host_kept, bins, host_values, options, "FFT");
+    return write_frequency_payload(params, meta, host_x, host_kept, bins, host_values, options,
+                                   "FFT");
 }
 
 void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> payload, float* y) {

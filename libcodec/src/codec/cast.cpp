@@ -6,12 +6,12 @@
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
-#include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
 #include "common/float_values.hpp"
 #include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
 #include "common/small_float.hpp"
+#include "common/spec_params.hpp"
 #include "gradcodec/error.hpp"
 
 namespace gradcodec {

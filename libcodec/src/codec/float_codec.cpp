@@ -17,18 +17,6 @@ void require_float_tensor(std::string_view codec, const TensorMeta& meta) {
     }
 }
 
-void require_finite(const TensorMeta& meta, std::span<const float> values) {
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if (!std::isfinite(values[i])) {
-            fail(ErrorKind::bad_input,
-                 meta.name + ": element " + std::to_string(i) + " is " +
-                     (std::isnan(values[i]) ? "NaN" : "infinite") +
-                     "; lossy codecs need finite values (--allow-nonfinite carries them exactly "
-                     "where the codec supports it)");
-        }
-    }
-}
-
 namespace {
 
 // The lossy codecs compute in binary32: a finite f64 value beyond its range would turn into an

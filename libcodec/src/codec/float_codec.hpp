@@ -7,15 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "common/float_values.hpp"
 #include "gradcodec/codec.hpp"
 
 namespace gradcodec {
 
 // Throws Error(usage) when `codec`, a float-only codec, is asked to encode another dtype.
 void require_float_tensor(std::string_view codec, const TensorMeta& meta);
-
-// Throws Error(bad_input) naming the tensor and the first non-finite index.
-void require_finite(const TensorMeta& meta, std::span<const float> values);
 
 // Hands the codec binary32 values (a view when the tensor is f32 already).
 std::vector<std::uint8_t> encode_float32(

@@ -9,7 +9,7 @@
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
-#include "codec/spec_params.hpp"
+#include "common/spec_params.hpp"
 #include "gradcodec/error.hpp"
 #include "index/position_coder.hpp"
 #include "select/topk.hpp"

@@ -13,10 +13,10 @@
 
 #include "codec/byte_planes.hpp"
 #include "codec/codec_def.hpp"
-#include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
 #include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
+#include "common/spec_params.hpp"
 #include "gradcodec/error.hpp"
 
 namespace gradcodec {
@@ -138,7 +138,8 @@ std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, 
     advise_huge_pages(scratch.get(), zstd_planes.size() * n);
     std::vector<std::uint8_t*> planes(es);
     for (std::size_t k = 0, s = 0, z = 0; k < es; ++k) {
-        planes[k] = modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.get() + n * z++;
+        planes[k] =
+            modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.get() + n * z++;
     }
     split_planes_parallel(elements, es, planes);
     std::vector<std::unique_ptr<std::uint8_t[]>> frames(zstd_planes.size());
@@ -149,7 +150,8 @@ std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, 
         sizes[z] = compress(cctx.get(), frames[z].get(), bound, planes[zstd_planes[z]], n);
     });
     for (std::size_t z = 0; z < zstd_planes.size(); ++z) {
-        for (int b = 0; b < 8; ++b) out.push_back(static_cast<std::uint8_t>(std::uint64_t{sizes[z]} >> (8 * b)));
+        for (int b = 0; b < 8; ++b)
+            out.push_back(static_cast<std::uint8_t>(std::uint64_t{sizes[z]} >> (8 * b)));
         out.insert(out.end(), frames[z].get(), frames[z].get() + sizes[z]);
         frames[z].reset();
     }

@@ -2,8 +2,8 @@
 // bit-packed. The payload is one range-float section (format-spec/codec-rangeq.md).
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
-#include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
+#include "common/spec_params.hpp"
 #include "quant/range_section.hpp"
 #include "quant/value_coder.hpp"
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "codec/spec_params.hpp"
+#include "common/spec_params.hpp"
 #include "gradcodec/error.hpp"
 
 namespace gradcodec {

@@ -4,16 +4,24 @@
 
 namespace gradcodec {
 
-void ByteWriter::f32(float v) { u32(std::bit_cast<std::uint32_t>(v)); }
-void ByteWriter::f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
+void ByteWriter::f32(float v) {
+    u32(std::bit_cast<std::uint32_t>(v));
+}
+void ByteWriter::f64(double v) {
+    u64(std::bit_cast<std::uint64_t>(v));
+}
 
 void ByteWriter::string(std::string_view s) {
     u32(static_cast<std::uint32_t>(s.size()));
     out_.insert(out_.end(), s.begin(), s.end());
 }
 
-float ByteReader::f32() { return std::bit_cast<float>(u32()); }
-double ByteReader::f64() { return std::bit_cast<double>(u64()); }
+float ByteReader::f32() {
+    return std::bit_cast<float>(u32());
+}
+double ByteReader::f64() {
+    return std::bit_cast<double>(u64());
+}
 
 void ByteReader::damaged(std::string_view why) const {
     fail(ErrorKind::damaged_stream, what_ + ": " + std::string(why));

@@ -13,7 +13,7 @@
 namespace gradcodec {
 
 class ByteWriter {
-public:
+  public:
     explicit ByteWriter(std::vector<std::uint8_t>& out) : out_(out) {}
     void u8(std::uint8_t v) { out_.push_back(v); }
     void u16(std::uint16_t v) { little_endian(v, 2); }
@@ -26,7 +26,7 @@ public:
     std::size_t size() const { return out_.size(); }
     std::vector<std::uint8_t>& buffer() { return out_; }
 
-private:
+  private:
     void little_endian(std::uint64_t v, int n) {
         for (int i = 0; i < n; ++i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
     }
@@ -34,7 +34,7 @@ private:
 };
 
 class ByteReader {
-public:
+  public:
     // `what` names the thing being read, for messages: "record 3 (fc.weight) payload".
     ByteReader(std::span<const std::uint8_t> bytes, std::string what)
         : bytes_(bytes), what_(std::move(what)) {}
@@ -53,7 +53,7 @@ public:
     void expect_end();  // trailing bytes are damage, never ignored
     [[noreturn]] void damaged(std::string_view why) const;
 
-private:
+  private:
     std::uint64_t little_endian(int n);
     std::span<const std::uint8_t> bytes_;
     std::size_t pos_ = 0;

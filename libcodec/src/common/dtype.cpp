@@ -14,10 +14,18 @@ struct DTypeRow {
 };
 
 constexpr std::array<DTypeRow, 13> kTypes{{
-    {DType::f16, "f16", 2, true},   {DType::bf16, "bf16", 2, true}, {DType::f32, "f32", 4, true},
-    {DType::f64, "f64", 8, true},   {DType::i8, "i8", 1, false},    {DType::i16, "i16", 2, false},
-    {DType::i32, "i32", 4, false},  {DType::i64, "i64", 8, false},  {DType::u8, "u8", 1, false},
-    {DType::u16, "u16", 2, false},  {DType::u32, "u32", 4, false},  {DType::u64, "u64", 8, false},
+    {DType::f16, "f16", 2, true},
+    {DType::bf16, "bf16", 2, true},
+    {DType::f32, "f32", 4, true},
+    {DType::f64, "f64", 8, true},
+    {DType::i8, "i8", 1, false},
+    {DType::i16, "i16", 2, false},
+    {DType::i32, "i32", 4, false},
+    {DType::i64, "i64", 8, false},
+    {DType::u8, "u8", 1, false},
+    {DType::u16, "u16", 2, false},
+    {DType::u32, "u32", 4, false},
+    {DType::u64, "u64", 8, false},
     {DType::bool8, "bool", 1, false},
 }};
 
@@ -29,9 +37,15 @@ const DTypeRow& row(DType type) {
 
 }  // namespace
 
-std::size_t dtype_size(DType type) { return row(type).size; }
-bool is_float(DType type) { return row(type).floating; }
-std::string_view dtype_name(DType type) { return row(type).name; }
+std::size_t dtype_size(DType type) {
+    return row(type).size;
+}
+bool is_float(DType type) {
+    return row(type).floating;
+}
+std::string_view dtype_name(DType type) {
+    return row(type).name;
+}
 
 std::optional<DType> dtype_from_name(std::string_view name) {
     for (const auto& r : kTypes)

@@ -1,6 +1,7 @@
 #include "common/float_values.hpp"
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -87,6 +88,19 @@ void store_float32(std::span<const float> values, DType dtype, std::span<std::by
                                            std::string(dtype_name(dtype)));
         }
         std::memcpy(out.data() + i * 2, &*bits, 2);
+    }
+}
+
+void require_finite(const TensorMeta& meta, std::span<const float> values) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (!std::isfinite(values[i])) {
+            fail(
+                ErrorKind::bad_input,
+                meta.name + ": element " + std::to_string(i) + " is " +
+                    (std::isnan(values[i]) ? "NaN" : "infinite") +
+                    "; lossy codecs need finite values (allow_nonfinite carries them exactly where "
+                    "the codec supports it)");
+        }
     }
 }
 

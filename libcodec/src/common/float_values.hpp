@@ -6,18 +6,23 @@
 #include <vector>
 
 #include "gradcodec/dtype.hpp"
+#include "gradcodec/tensor.hpp"
 
 namespace gradcodec {
 
 class Float32Values {
-public:
+  public:
     Float32Values(DType dtype, std::span<const std::byte> data);
     std::span<const float> values() const { return view_; }
 
-private:
+  private:
     std::vector<float> storage_;
     std::span<const float> view_;
 };
+
+// Throws Error(bad_input) naming the tensor and the first non-finite index. The message names
+// the option (allow_nonfinite) that carries such values where a codec can.
+void require_finite(const TensorMeta& meta, std::span<const float> values);
 
 // Widens each element of a float tensor to double, for exact metrics.
 double float_element(DType dtype, std::span<const std::byte> data, std::size_t index);

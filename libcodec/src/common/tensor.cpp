@@ -8,8 +8,8 @@ std::uint64_t TensorMeta::element_count() const {
     std::uint64_t n = 1;
     for (auto d : shape) {
         if (d != 0 && n > UINT64_MAX / d) {
-            fail(ErrorKind::bad_input, name + ": shape " + shape_to_string(shape) +
-                                           " has more than 2^64 elements");
+            fail(ErrorKind::bad_input,
+                 name + ": shape " + shape_to_string(shape) + " has more than 2^64 elements");
         }
         n *= d;
     }

@@ -16,7 +16,9 @@ std::string io_message(const std::string& name, const char* what) {
 
 }  // namespace
 
-void VectorSink::write(std::span<const std::uint8_t> b) { bytes.insert(bytes.end(), b.begin(), b.end()); }
+void VectorSink::write(std::span<const std::uint8_t> b) {
+    bytes.insert(bytes.end(), b.begin(), b.end());
+}
 
 std::size_t SpanSource::read(std::span<std::uint8_t> out) {
     const std::size_t n = std::min(out.size(), bytes_.size() - pos_);
@@ -47,7 +49,8 @@ std::size_t FileSource::read(std::span<std::uint8_t> out) {
         const std::size_t n = std::fread(out.data() + total, 1, out.size() - total, file_);
         total += n;
         if (n == 0) {
-            if (std::ferror(file_)) fail(ErrorKind::io, io_message(name_, "read failed") + std::strerror(errno));
+            if (std::ferror(file_))
+                fail(ErrorKind::io, io_message(name_, "read failed") + std::strerror(errno));
             break;
         }
     }

@@ -17,7 +17,8 @@ void put_shape(ByteWriter& w, const std::vector<std::uint64_t>& shape) {
 
 std::vector<std::uint64_t> get_shape(ByteReader& r) {
     const std::uint8_t rank = r.u8();
-    if (rank > kMaxRank) r.damaged("rank " + std::to_string(rank) + " exceeds " + std::to_string(kMaxRank));
+    if (rank > kMaxRank)
+        r.damaged("rank " + std::to_string(rank) + " exceeds " + std::to_string(kMaxRank));
     std::vector<std::uint64_t> shape(rank);
     for (auto& d : shape) d = r.u64();
     return shape;
@@ -48,7 +49,8 @@ std::string read_object_path(ByteReader& r, bool root_allowed) {
     std::string path = r.string(kMaxPathLength);
     const bool absolute = !path.empty() && path[0] == '/';
     const bool clean = absolute && path.find('\0') == std::string::npos &&
-                       path.find("//") == std::string::npos && (path.size() == 1 || path.back() != '/');
+                       path.find("//") == std::string::npos &&
+                       (path.size() == 1 || path.back() != '/');
     if (!absolute || !clean || (path == "/" && !root_allowed)) {
         std::string shown;
         for (char c : path.substr(0, 200)) shown += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
@@ -87,7 +89,8 @@ std::vector<Attribute> get_attributes(ByteReader& r) {
         if (a.name.empty()) r.damaged("attribute " + std::to_string(i) + " has no name");
         if (!names.insert(a.name).second) r.damaged("attribute '" + a.name + "' appears twice");
         const std::uint8_t kind = r.u8();
-        if (kind > 2) r.damaged("attribute '" + a.name + "' has unknown kind " + std::to_string(kind));
+        if (kind > 2)
+            r.damaged("attribute '" + a.name + "' has unknown kind " + std::to_string(kind));
         a.kind = static_cast<AttrKind>(kind);
         const std::uint8_t code = r.u8();
         a.cset = r.u8();
@@ -99,9 +102,11 @@ std::vector<Attribute> get_attributes(ByteReader& r) {
         const std::uint64_t n = element_count(r, a.shape);
         if (a.kind == AttrKind::numeric) {
             const auto dtype = dtype_from_code(code);
-            if (!dtype) r.damaged("attribute '" + a.name + "' has unknown dtype " + std::to_string(code));
+            if (!dtype)
+                r.damaged("attribute '" + a.name + "' has unknown dtype " + std::to_string(code));
             a.dtype = *dtype;
-            if (n > length || n * dtype_size(a.dtype) != length) r.damaged("attribute '" + a.name + "' size mismatch");
+            if (n > length || n * dtype_size(a.dtype) != length)
+                r.damaged("attribute '" + a.name + "' size mismatch");
         } else if (a.kind == AttrKind::fixed_string) {
             if (a.string_size == 0 || n > length || n * a.string_size != length) {
                 r.damaged("attribute '" + a.name + "' string size mismatch");
@@ -110,7 +115,8 @@ std::vector<Attribute> get_attributes(ByteReader& r) {
             if (n > length / 4) r.damaged("attribute '" + a.name + "' declares too many strings");
             check_vlen_strings(r, data, n);
         }
-        if (a.cset > 1 || a.strpad > 2) r.damaged("attribute '" + a.name + "' has an unknown string type");
+        if (a.cset > 1 || a.strpad > 2)
+            r.damaged("attribute '" + a.name + "' has an unknown string type");
         a.data.assign(data.begin(), data.end());
         attrs.push_back(std::move(a));
     }
@@ -169,9 +175,9 @@ LinkRecord parse_link(ByteReader& r) {
     r.expect_end();
     if (l.target.empty()) r.damaged("link '" + l.path + "' has no target");
     if ((l.kind == LinkKind::external) == l.target_file.empty()) {
-        r.damaged("link '" + l.path + "': " + (l.kind == LinkKind::external
-                                                   ? "an external link needs a target file"
-                                                   : "a soft link has no target file"));
+        r.damaged("link '" + l.path + "': " +
+                  (l.kind == LinkKind::external ? "an external link needs a target file"
+                                                : "a soft link has no target file"));
     }
     return l;
 }
@@ -190,9 +196,9 @@ TensorRecord parse_tensor(std::vector<std::uint8_t>&& body, const std::string& w
     // TensorMeta::byte_count would call this bad input; in a stream it is damage.
     if (n > UINT64_MAX / dtype_size(t.dtype)) r.damaged("tensor size in bytes overflows 64 bits");
     if (n > limits.max_elements) {
-        fail(ErrorKind::limit, t.path + ": shape " + shape_to_string(t.shape) + " declares " +
-                                   std::to_string(n) + " elements, over the cap max_elements=" +
-                                   std::to_string(limits.max_elements));
+        fail(ErrorKind::limit,
+             t.path + ": shape " + shape_to_string(t.shape) + " declares " + std::to_string(n) +
+                 " elements, over the cap max_elements=" + std::to_string(limits.max_elements));
     }
     t.attributes = get_attributes(r);
     t.codec_id = r.u16();

@@ -6,8 +6,8 @@
 namespace gradcodec {
 
 inline constexpr std::array<std::uint8_t, 8> kMagic{0x89, 'G', 'R', 'D', 'C', 0x0D, 0x0A, 0x1A};
-inline constexpr std::size_t kHeaderFixedSize = 24;   // magic .. extension length
-inline constexpr std::size_t kRecordFrameSize = 12;   // kind, flags, reserved, body length
+inline constexpr std::size_t kHeaderFixedSize = 24;  // magic .. extension length
+inline constexpr std::size_t kRecordFrameSize = 12;  // kind, flags, reserved, body length
 inline constexpr std::size_t kChecksumSize = 8;
 inline constexpr std::uint32_t kMaxHeaderExtension = 1 << 16;
 inline constexpr std::uint32_t kMaxPathLength = 1 << 16;

@@ -43,8 +43,8 @@ ReadLimits default_read_limits() {
     const long pages = sysconf(_SC_PHYS_PAGES);
     const long page_size = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && page_size > 0) {
-        const std::uint64_t half = static_cast<std::uint64_t>(pages) *
-                                   static_cast<std::uint64_t>(page_size) / 2;
+        const std::uint64_t half =
+            static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) / 2;
         limits.max_record_bytes = half;
         limits.max_elements = half / sizeof(float);
     }
@@ -63,10 +63,10 @@ StreamReader::StreamReader(ByteSource& source, ReadLimits limits)
     minor_ = static_cast<std::uint16_t>(load_le(&header[10], 2));
     // The major comes before the checksum: a future major may lay its header out differently.
     if (major != kFormatMajor) {
-        fail(ErrorKind::damaged_stream,
-             "unsupported stream: format version " + std::to_string(major) + "." +
-                 std::to_string(minor_) + ", this reader understands " + format_version_string() +
-                 " (major " + std::to_string(kFormatMajor) + " only)");
+        fail(ErrorKind::damaged_stream, "unsupported stream: format version " +
+                                            std::to_string(major) + "." + std::to_string(minor_) +
+                                            ", this reader understands " + format_version_string() +
+                                            " (major " + std::to_string(kFormatMajor) + " only)");
     }
     const auto required = static_cast<std::uint32_t>(load_le(&header[12], 4));
     const auto extension = static_cast<std::uint32_t>(load_le(&header[20], 4));
@@ -105,7 +105,8 @@ std::vector<std::uint8_t> StreamReader::read_body(std::uint64_t length) {
     // costs at most twice what it sent, plus the first step.
     while (body.size() < length) {
         const std::uint64_t have = body.size();
-        const std::uint64_t step = std::min({length - have, std::max(have, kFirstReadStep), kReadGrowth});
+        const std::uint64_t step =
+            std::min({length - have, std::max(have, kFirstReadStep), kReadGrowth});
         body.resize(static_cast<std::size_t>(have + step));
         read_exact(source_, std::span(body).subspan(have), where);
     }
@@ -117,7 +118,8 @@ void StreamReader::expect_input_end() {
     std::array<std::uint8_t, 1> extra{};
     if (source_.read(extra) != 0) {
         const auto more = source_.remaining();
-        damaged("after the end record", std::to_string(more ? *more + 1 : 1) + (more ? "" : " or more") +
+        damaged("after the end record", std::to_string(more ? *more + 1 : 1) +
+                                            (more ? "" : " or more") +
                                             " bytes follow the end record, which must be last");
     }
 }
@@ -170,9 +172,15 @@ std::optional<Record> StreamReader::next_record() {
             ended_ = true;
             return std::nullopt;
         }
-        case kRecordGroup: ++index_; return parse_group(r);
-        case kRecordLink: ++index_; return parse_link(r);
-        case kRecordTensor: ++index_; return parse_tensor(std::move(body), "damaged stream: " + named, limits_);
+        case kRecordGroup:
+            ++index_;
+            return parse_group(r);
+        case kRecordLink:
+            ++index_;
+            return parse_link(r);
+        case kRecordTensor:
+            ++index_;
+            return parse_tensor(std::move(body), "damaged stream: " + named, limits_);
         default:
             if (flags & kRecordFlagSkippable) {
                 ++index_;

@@ -57,8 +57,12 @@ void StreamWriter::emit(std::uint8_t kind, std::span<const std::uint8_t> head,
     if (kind != kRecordEnd) ++records_;
 }
 
-void StreamWriter::write(const GroupRecord& record) { emit(kRecordGroup, group_body(record), {}); }
-void StreamWriter::write(const LinkRecord& record) { emit(kRecordLink, link_body(record), {}); }
+void StreamWriter::write(const GroupRecord& record) {
+    emit(kRecordGroup, group_body(record), {});
+}
+void StreamWriter::write(const LinkRecord& record) {
+    emit(kRecordLink, link_body(record), {});
+}
 void StreamWriter::write(const TensorRecord& record) {
     emit(kRecordTensor, tensor_head(record), record.payload);
 }

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "codec/float_codec.hpp"
 #include "common/bit_pack.hpp"
+#include "common/float_values.hpp"
 #include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
 #include "quant/mantissa_choice.hpp"

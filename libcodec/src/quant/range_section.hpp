@@ -9,8 +9,8 @@
 #include <span>
 #include <vector>
 
-#include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
+#include "common/spec_params.hpp"
 #include "gradcodec/codec.hpp"
 #include "quant/range_float.hpp"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "codec/float_codec.hpp"
+#include "common/float_values.hpp"
 #include "common/small_float.hpp"
 #include "quant/range_section.hpp"
 

@@ -12,8 +12,8 @@
 #include <span>
 #include <string>
 
-#include "codec/spec_params.hpp"
 #include "common/byte_io.hpp"
+#include "common/spec_params.hpp"
 #include "gradcodec/codec.hpp"
 
 namespace gradcodec {

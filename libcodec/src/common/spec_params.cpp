@@ -1,4 +1,4 @@
-#include "codec/spec_params.hpp"
+#include "common/spec_params.hpp"
 
 #include <charconv>
 #include <cmath>
