@@ -6,6 +6,7 @@
 #include "common/small_float.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define GRADCODEC_X86_DISPATCH 1
 #endif
@@ -146,9 +147,12 @@ __attribute__((target("avx2,f16c"))) void widen_f16_f16c(const std::uint8_t* in,
     widen_halves_portable(SmallFloat::f16, in + 2 * i, std::span<float>(out + i, n - i));
 }
 
+// F16C is read from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports has no "f16c".
 bool has_f16c() {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+    return __builtin_cpu_supports("avx2") && (ecx & bit_F16C) != 0;
 }
 
 bool has_avx512_bf16() {
