@@ -33,17 +33,6 @@ double round_digits(double v, int digits) {
     return std::strtod(short_number(v, digits).c_str(), nullptr);
 }
 
-CodecSpec with_param(CodecSpec spec, const std::string& key, const std::string& value) {
-    for (auto& [k, v] : spec.params) {
-        if (k == key) {
-            v = value;
-            return spec;
-        }
-    }
-    spec.params.emplace_back(key, value);
-    return spec;
-}
-
 std::string unit_name(std::span<const UnitTensor> unit) {
     if (unit.size() == 1) return unit[0].meta.name;
     const std::string& first = unit[0].meta.name;
@@ -79,7 +68,7 @@ TargetChoice density_search(const CodecSpec& spec, const Target& target, Scope s
     const bool rate = target.kind == TargetKind::bits;
     const double budget_bytes = std::floor(target.value * double(n) / 8.0);
     auto measure = [&](double density) {
-        const CodecSpec c = with_param(spec, "density", short_number(density, 5));
+        const CodecSpec c = spec.with("density", short_number(density, 5));
         return std::pair{c, measure_unit(c, scope, unit, load, options, !rate)};
     };
     auto ok = [&](const UnitMeasure& m) {
@@ -125,7 +114,7 @@ TargetChoice bits_search(const CodecSpec& spec, const Target& target, Scope scop
     std::optional<std::pair<CodecSpec, UnitMeasure>> chosen, closest;
     // More bits cost more and err less: a rate keeps the last that fits, an error the first.
     for (int bits = 2; bits <= 16; ++bits) {
-        const CodecSpec c = with_param(spec, "bits", std::to_string(bits));
+        const CodecSpec c = spec.with("bits", std::to_string(bits));
         UnitMeasure m = measure_unit(c, scope, unit, load, options, !rate);
         const bool ok =
             rate ? double(m.record_bytes) <= budget_bytes : m.metrics.rel_l2 <= target.value;

@@ -17,6 +17,8 @@ struct CodecSpec {
 
     std::optional<std::string_view> get(std::string_view key) const;
     std::string to_string() const;
+    // A copy with `key` set to `value`: replaced in place if present, appended otherwise.
+    CodecSpec with(const std::string& key, const std::string& value) const;
 };
 
 // Throws Error(usage) on a malformed spec: empty name, empty key, missing '=', repeated key.

@@ -24,6 +24,18 @@ std::optional<std::string_view> CodecSpec::get(std::string_view key) const {
     return std::nullopt;
 }
 
+CodecSpec CodecSpec::with(const std::string& key, const std::string& value) const {
+    CodecSpec out = *this;
+    for (auto& [k, v] : out.params) {
+        if (k == key) {
+            v = value;
+            return out;
+        }
+    }
+    out.params.emplace_back(key, value);
+    return out;
+}
+
 std::string CodecSpec::to_string() const {
     std::string s = name;
     for (std::size_t i = 0; i < params.size(); ++i) {

@@ -12,27 +12,16 @@
 namespace gradcodec {
 namespace {
 
-CodecSpec with_param(CodecSpec spec, const std::string& key, const std::string& value) {
-    for (auto& [k, v] : spec.params) {
-        if (k == key) {
-            v = value;
-            return spec;
-        }
-    }
-    spec.params.emplace_back(key, value);
-    return spec;
-}
-
 // Cheapest first: rangeq by bits, then mantissa (the per-tensor choice before each fixed m).
 std::vector<CodecSpec> candidates(const CodecSpec& spec) {
-    if (spec.name == "cast") return {with_param(spec, "to", "bf16"), with_param(spec, "to", "f16")};
+    if (spec.name == "cast") return {spec.with("to", "bf16"), spec.with("to", "f16")};
     std::vector<CodecSpec> out;
     for (int bits = 2; bits <= 16; ++bits) {
-        const CodecSpec b = with_param(spec, "bits", std::to_string(bits));
+        const CodecSpec b = spec.with("bits", std::to_string(bits));
         out.push_back(b);
         if (spec.get("mantissa")) continue;
         for (int m = 0; m <= std::min(23, bits - 1); ++m) {
-            out.push_back(with_param(b, "mantissa", std::to_string(m)));
+            out.push_back(b.with("mantissa", std::to_string(m)));
         }
     }
     return out;
