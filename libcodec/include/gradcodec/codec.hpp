@@ -72,6 +72,7 @@ PayloadStats describe_payload(std::uint16_t codec_id, const TensorMeta& meta,
 std::vector<CodecInfo> list_codecs();
 
 struct CodecDef;
+class ByteOutput;  // the library's output buffer (a caller's span, or a growing vector)
 
 // A codec compiled once from its spec: the name is resolved and the keys are parsed and
 // validated into typed parameters, so encoding never parses a string again. A Codec is
@@ -111,6 +112,8 @@ class Codec {
 
   private:
     Codec() = default;
+    void encode_to(const TensorMeta& meta, std::span<const std::byte> values,
+                   ByteOutput& out) const;
     const CodecDef* def_ = nullptr;
     std::shared_ptr<const struct CompiledParams> params_;
 };

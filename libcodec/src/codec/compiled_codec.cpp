@@ -8,6 +8,7 @@
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/residual.hpp"
+#include "common/byte_io.hpp"
 #include "common/parallel.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
@@ -73,23 +74,23 @@ std::uint64_t Codec::max_encoded_size(const TensorMeta& meta) const {
     return def_->payload_bound(params_->params, meta, params_->options);
 }
 
-std::vector<std::uint8_t> Codec::encode(const TensorMeta& meta,
-                                        std::span<const std::byte> values) const {
+void Codec::encode_to(const TensorMeta& meta, std::span<const std::byte> values,
+                      ByteOutput& out) const {
     check_values(*def_, meta, values);
     const ThreadScope threads(params_->options.threads);
-    return def_->encode(params_->params, meta, values, params_->options);
+    def_->encode(params_->params, meta, values, params_->options, out);
+}
+
+std::vector<std::uint8_t> Codec::encode(const TensorMeta& meta,
+                                        std::span<const std::byte> values) const {
+    return written_bytes([&](ByteOutput& out) { encode_to(meta, values, out); });
 }
 
 std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                                std::span<std::uint8_t> out) const {
-    const std::vector<std::uint8_t> payload = encode(meta, values);
-    if (payload.size() > out.size()) {
-        fail(ErrorKind::limit, meta.name + ": the payload takes " + std::to_string(payload.size()) +
-                                   " bytes, the buffer holds " + std::to_string(out.size()) +
-                                   " (max_encoded_size gives a size that always suffices)");
-    }
-    if (!payload.empty()) std::memcpy(out.data(), payload.data(), payload.size());
-    return payload.size();
+    ByteOutput sink(out, meta.name);
+    encode_to(meta, values, sink);
+    return sink.size();
 }
 
 std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,
