@@ -57,4 +57,12 @@ extern const CodecDef kDctCodec;
 
 std::span<const CodecDef* const> all_codecs();
 
+// The codec that writes payloads of this id; Error(damaged_stream) naming the tensor if none.
+const CodecDef& codec_by_id(std::uint16_t id, const TensorMeta& meta);
+
+// Decodes a payload on the CPU into `out` (exactly meta.byte_count() bytes), checking the
+// buffer and the dtype first; Error(damaged_stream) when the payload does not fit the metadata.
+void decode_payload(std::uint16_t codec_id, const TensorMeta& meta,
+                    std::span<const std::uint8_t> payload, std::span<std::byte> out);
+
 }  // namespace gradcodec

@@ -78,7 +78,7 @@ void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
     };
     std::vector<std::byte> decoded(meta.byte_count());
     try {
-        decode_tensor(transform == "FFT" ? kCodecFft : kCodecDct, meta, payload, decoded);
+        decode_payload(transform == "FFT" ? kCodecFft : kCodecDct, meta, payload, decoded);
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::damaged_stream) throw;
         overflow(e.what());

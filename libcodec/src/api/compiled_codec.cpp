@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "api/execution.hpp"
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/residual.hpp"
@@ -13,11 +14,14 @@
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 
+#if defined(GRADCODEC_HAVE_CUDA)
+#include "device/device_dispatch.hpp"
+#endif
+
 namespace gradcodec {
 
 struct CompiledParams {
     std::string spec;
-    EncodeOptions options;
     std::any params;
 };
 
@@ -52,7 +56,15 @@ Codec Codec::compile(const CodecSpec& spec, const EncodeOptions& options) {
     Codec c;
     c.def_ = &by_name(spec.name);
     c.params_ = std::make_shared<const CompiledParams>(
-        CompiledParams{spec.to_string(), options, c.def_->compile(spec)});
+        CompiledParams{spec.to_string(), c.def_->compile(spec)});
+    c.options_ = options;
+    require_execution(options.execution);
+    return c;
+}
+
+Codec Codec::with_threads(unsigned threads) const {
+    Codec c = *this;
+    c.options_.threads = threads;
     return c;
 }
 
@@ -66,19 +78,26 @@ const std::string& Codec::spec() const {
     return params_->spec;
 }
 const EncodeOptions& Codec::options() const {
-    return params_->options;
+    return options_;
 }
 
 std::uint64_t Codec::max_encoded_size(const TensorMeta& meta) const {
     meta.element_count();  // throws on an overflowing shape
-    return def_->payload_bound(params_->params, meta, params_->options);
+    return def_->payload_bound(params_->params, meta, options_);
 }
 
 void Codec::encode_to(const TensorMeta& meta, std::span<const std::byte> values,
                       ByteOutput& out) const {
     check_values(*def_, meta, values);
-    const ThreadScope threads(params_->options.threads);
-    def_->encode(params_->params, meta, values, params_->options, out);
+    const ThreadScope threads(options_.threads);
+#if defined(GRADCODEC_HAVE_CUDA)
+    if (options_.execution == Execution::cuda &&
+        cuda::device_encodes(*def_, params_->params, meta)) {
+        cuda::encode_host_tensor_on_device(*def_, params_->params, meta, values, options_, out);
+        return;
+    }
+#endif
+    def_->encode(params_->params, meta, values, options_, out);
 }
 
 std::vector<std::uint8_t> Codec::encode(const TensorMeta& meta,
