@@ -109,7 +109,7 @@ void decode_host_tensor_on_device(std::uint16_t codec_id, const TensorMeta& meta
     }
     require_device();
     DeviceArray<std::byte> device(out.size());
-    decode_fft_on_device(meta, payload, reinterpret_cast<float*>(device.data()));
+    decode_tensor_on_device(codec_id, meta, payload, device.data());
     if (!out.empty()) {
         check(cudaMemcpy(out.data(), device.data(), out.size(), cudaMemcpyDeviceToHost),
               "tensor download");
