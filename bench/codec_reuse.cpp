@@ -2,8 +2,12 @@
 // and a fresh payload vector per call), on a 64 KiB tensor (the size of a small layer or
 // bucket) and a 25M-value tensor (ResNet-50's gradient), one thread. Bytes processed = the
 // f32 tensor's size. Compare the two rows of each codec and size from the same run.
+// `allocations` counts the heap allocations of one encode (operator new, replaced below).
 #include <benchmark/benchmark.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -12,7 +16,35 @@
 
 namespace {
 
+std::atomic<std::uint64_t> g_allocations{0};
+
+}  // namespace
+
+void* operator new(std::size_t size) {
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+    throw std::bad_alloc();
+}
+// The replaced operator new allocates with malloc, so free is the matching release.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void operator delete(void* p) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+    std::free(p);
+}
+#pragma GCC diagnostic pop
+
+namespace {
+
 using namespace gradcodec;
+
+// Allocations per iteration, over the timed loop.
+void count_allocations(benchmark::State& state, std::uint64_t before) {
+    state.counters["allocations"] = static_cast<double>(g_allocations.load() - before) /
+                                    static_cast<double>(state.iterations());
+}
 
 const std::vector<float>& tensor(std::size_t n) {
     static std::vector<float> small, large;
@@ -25,10 +57,12 @@ void one_off(benchmark::State& state, const std::string& spec) {
     const auto n = static_cast<std::size_t>(state.range(0));
     const auto& x = tensor(n);
     const TensorMeta meta{"bench", DType::f32, {n}};
+    const std::uint64_t before = g_allocations.load();
     for (auto _ : state) {
         EncodedTensor e = encode_tensor(parse_codec_spec(spec), meta, std::as_bytes(std::span(x)));
         benchmark::DoNotOptimize(e.payload.data());
     }
+    count_allocations(state, before);
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n * 4));
 }
 
@@ -39,10 +73,12 @@ void compiled_into(benchmark::State& state, const std::string& spec) {
     const Codec codec = Codec::compile(spec);
     std::vector<std::uint8_t> out(codec.max_encoded_size(meta));
     std::size_t size = 0;
+    const std::uint64_t before = g_allocations.load();
     for (auto _ : state) {
         size = codec.encode_into(meta, std::as_bytes(std::span(x)), out);
         benchmark::DoNotOptimize(out.data());
     }
+    count_allocations(state, before);
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n * 4));
     state.counters["payload_bytes"] = static_cast<double>(size);
 }
@@ -65,5 +101,6 @@ constexpr std::int64_t kLarge = 25000000;  // ResNet-50-sized
 GRADCODEC_REUSE_PAIR(rangeq8, std::string("rangeq:bits=8"));
 GRADCODEC_REUSE_PAIR(topk0001, std::string("topk:density=0.001"));
 GRADCODEC_REUSE_PAIR(cast_bf16, std::string("cast:to=bf16"));
+GRADCODEC_REUSE_PAIR(lossless, std::string("lossless"));
 
 BENCHMARK_MAIN();

@@ -114,6 +114,11 @@ gc_status gc_codec_open_with(const char* spec, const gc_options* options, gc_cod
         if (options) {
             o.allow_nonfinite = options->allow_nonfinite != 0;
             o.threads = options->threads == 0 ? 1 : options->threads;
+            if (options->execution != GC_EXECUTION_CPU && options->execution != GC_EXECUTION_CUDA)
+                return failure(GC_ERROR_USAGE, "gc_codec_open: unknown execution " +
+                                                   std::to_string(options->execution));
+            o.execution = options->execution == GC_EXECUTION_CUDA ? gradcodec::Execution::cuda
+                                                                  : gradcodec::Execution::cpu;
         }
         *out = new gc_codec{gradcodec::Codec::compile(std::string_view(spec), o)};
         return GC_OK;

@@ -37,9 +37,9 @@ struct Values {
 void decode_values_into(const DecodeArgs& args, const TensorRecord& t, unsigned threads,
                         std::span<std::byte> out) {
     const TensorMeta meta{args.input + ": " + display_name(t.path), t.dtype, t.shape};
-    // choose_device checked the device when the command started.
-    decode_on(args.device == "cuda" ? Device::cuda : Device::cpu, t.codec_id, meta, t.payload, out,
-              DecodeOptions{threads});
+    // choose_execution checked the device when the command started.
+    const Execution execution = args.device == "cuda" ? Execution::cuda : Execution::cpu;
+    decode_tensor(t.codec_id, meta, t.payload, out, DecodeOptions{threads, execution});
 }
 
 [[noreturn]] void out_of_memory(const std::string& name, std::uint64_t bytes) {
@@ -136,7 +136,7 @@ void decode_hdf5(const DecodeArgs& args, ByteBudget& budget, StreamReader& reade
 }  // namespace
 
 int run_decode(const DecodeArgs& args) {
-    choose_device(args.device);
+    choose_execution(args.device);
     const OutputMode mode = check_output_path(args.input, args.output, args.force);
     FilePtr in = open_input(args.input);
     FileSource source(in.get(), args.input);

@@ -75,8 +75,7 @@ struct UnitPlanner {
     }
 
     // A tensor held in memory as its own unit (tensor scope, raw input, pointwise targets).
-    EncodedTensor encode_alone(const UnitTensor& t, std::span<const std::byte> data,
-                               Device device) const {
+    EncodedTensor encode_alone(const UnitTensor& t, std::span<const std::byte> data) const {
         const TensorLoader from_memory = [data](std::size_t) {
             return std::vector<std::byte>(data.begin(), data.end());
         };
@@ -86,13 +85,13 @@ struct UnitPlanner {
             return UnitEncoder(chosen, Scope::group, unit, from_memory, options)
                 .encode(t.meta, data);
         }
-        return encode_on(device, chosen, t.meta, data, options);
+        return encode_with(Codec::compile(chosen, options), t.meta, data);
     }
 
-    EncodedTensor encode(const UnitTensor& t, std::span<const std::byte> data, Device device) {
+    EncodedTensor encode(const UnitTensor& t, std::span<const std::byte> data) {
         const bool per_tensor =
             scope == Scope::tensor || (target && is_pointwise(*target)) || groups.empty();
-        if (per_tensor) return encode_alone(t, data, device);
+        if (per_tensor) return encode_alone(t, data);
         const std::string group = parent_group(t.path);
         auto it = active.find(group);
         if (it == active.end()) {
@@ -113,19 +112,19 @@ struct UnitPlanner {
     }
 };
 
+// The spec is compiled once: every tensor the codec applies to goes through `codec`, every
+// other (integers, unselected) through `lossless`.
 struct Encoder {
     const EncodeArgs& args;
-    CodecSpec spec;
-    CodecSpec lossless = parse_codec_spec("lossless");
-    bool allow_nonfinite = false;
+    Codec codec;
+    Codec lossless;
     StreamWriter& writer;
-    Device device = Device::cpu;
     UnitPlanner& planner;
     std::uint64_t matched = 0;
 
     // A planner carries state from tensor to tensor (a step's cut), so planned encodes run one
-    // at a time, in order.
-    bool serial() const { return device != Device::cpu || planner.plans(); }
+    // at a time, in order; so does the GPU.
+    bool serial() const { return codec.options().execution != Execution::cpu || planner.plans(); }
 
     EncodedTensor encode(const std::string& path, DType dtype,
                          const std::vector<std::uint64_t>& shape,
@@ -134,18 +133,18 @@ struct Encoder {
         const TensorMeta meta{args.input + ": " + display_name(path), dtype, shape};
         const bool apply = is_float(dtype) && selected(path, args.select);
         if (apply && planner.plans()) {
-            return planner.encode(UnitTensor{path, meta, attributes}, data, device);
+            return planner.encode(UnitTensor{path, meta, attributes}, data);
         }
-        const CodecSpec& chosen = apply ? spec : lossless;
+        const Codec& chosen = apply ? codec : lossless;
         try {
-            return encode_on(device, chosen, meta, data, EncodeOptions{allow_nonfinite, threads});
+            return encode_with(chosen.with_threads(threads), meta, data);
         } catch (const Error& e) {
             // A codec that cannot carry non-finite values refuses them even with
             // --allow-nonfinite: the message must not send the user to the flag they passed.
             const std::string message = e.what();
             const std::size_t hint = message.find(" (allow_nonfinite carries");
-            if (!allow_nonfinite || hint == std::string::npos) throw;
-            fail(e.kind(), message.substr(0, hint) + "; codec '" + chosen.name +
+            if (!args.allow_nonfinite || hint == std::string::npos) throw;
+            fail(e.kind(), message.substr(0, hint) + "; codec '" + std::string(chosen.name()) +
                                "' cannot carry them even with --allow-nonfinite (lossless can)");
         }
     }
@@ -215,13 +214,13 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
     jobs.flush();
 }
 
-void encode_to(const EncodeArgs& args, const CodecSpec& spec, Device device, ByteSink& sink) {
+void encode_to(const EncodeArgs& args, const CodecSpec& spec, Execution execution, ByteSink& sink) {
     StreamWriter writer(sink);
-    const EncodeOptions options{args.allow_nonfinite};
+    const EncodeOptions options{args.allow_nonfinite, 1, execution};
     UnitPlanner planner{args, spec, parse_scope(args.scope), std::nullopt, options, -1, {}, {}};
     if (!args.target.empty()) planner.target = parse_target(args.target);
-    Encoder encoder{args,   spec,   parse_codec_spec("lossless"), args.allow_nonfinite, writer,
-                    device, planner};
+    Encoder encoder{args, Codec::compile(spec, options), Codec::compile("lossless", options),
+                    writer, planner};
     const unsigned threads = resolve_threads(args.threads);
     if (!args.raw.empty()) {
         encode_raw(args, encoder, threads);
@@ -243,7 +242,7 @@ int run_encode(const EncodeArgs& args) {
     validate_codec_spec(spec);
     parse_scope(args.scope);
     if (!args.target.empty()) check_target_applies(spec, parse_target(args.target));
-    const Device device = choose_device(args.device);
+    const Execution execution = choose_execution(args.device);
     if (args.raw.empty() != args.shape.empty())
         fail(ErrorKind::usage, "--raw and --shape go together");
     if (!args.raw.empty() && !args.select.empty())
@@ -251,13 +250,13 @@ int run_encode(const EncodeArgs& args) {
     if (check_output_path(args.input, args.output, args.force) == OutputMode::in_place) {
         FilePtr out = open_in_place(args.output, "a binary stream");
         FileSink sink(out.get(), args.output);
-        encode_to(args, spec, device, sink);
+        encode_to(args, spec, execution, sink);
         finish_in_place(out.get(), args.output);
         return kExitOk;
     }
     AtomicOutput out(args.output, args.force);
     FileSink sink(out.file(), args.output);
-    encode_to(args, spec, device, sink);
+    encode_to(args, spec, execution, sink);
     out.commit();
     return kExitOk;
 }

@@ -19,17 +19,24 @@ Scope parse_scope(const std::string& text) {
     fail(ErrorKind::usage, "--scope " + text + ": expected tensor or group");
 }
 
+EncodedTensor encode_with(const Codec& codec, const TensorMeta& meta,
+                          std::span<const std::byte> data) {
+    return {codec.id(), codec.spec(), codec.encode(meta, data)};
+}
+
 UnitEncoder::UnitEncoder(const CodecSpec& spec, Scope scope, std::span<const UnitTensor> unit,
-                         const TensorLoader& load, const EncodeOptions& options)
-    : spec_(spec), options_(options) {
-    if (scope != Scope::group || !has_group_scope(spec)) return;
+                         const TensorLoader& load, const EncodeOptions& options) {
+    if (scope != Scope::group || !has_group_scope(spec)) {
+        codec_.emplace(Codec::compile(spec, options));
+        return;
+    }
     std::vector<TensorMeta> metas;
     for (const UnitTensor& t : unit) metas.push_back(t.meta);
     group_.emplace(spec, plan_group_cut(spec, metas, load, options), options);
 }
 
 EncodedTensor UnitEncoder::encode(const TensorMeta& meta, std::span<const std::byte> data) {
-    return group_ ? group_->encode(meta, data) : encode_tensor(spec_, meta, data, options_);
+    return group_ ? group_->encode(meta, data) : encode_with(*codec_, meta, data);
 }
 
 UnitMeasure measure_unit(const CodecSpec& spec, Scope scope, std::span<const UnitTensor> unit,

@@ -17,8 +17,14 @@ if(TARGET gradcodec_cli)
   install(TARGETS gradcodec_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
+# gradcodec/cuda.hpp declares the device-memory API, which only a GRADCODEC_CUDA build has.
+if(GRADCODEC_CUDA)
+  set(GRADCODEC_HEADER_EXCLUDE "")
+else()
+  set(GRADCODEC_HEADER_EXCLUDE PATTERN "cuda.hpp" EXCLUDE)
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/libcodec/include/gradcodec
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp" ${GRADCODEC_HEADER_EXCLUDE})
 install(FILES ${PROJECT_BINARY_DIR}/libcodec/include/gradcodec/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gradcodec)
 install(FILES ${PROJECT_SOURCE_DIR}/capi/include/gradcodec.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -33,5 +39,9 @@ install(FILES ${PROJECT_BINARY_DIR}/gradcodecConfig.cmake
               ${PROJECT_BINARY_DIR}/gradcodecConfigVersion.cmake
   DESTINATION ${GRADCODEC_CMAKE_DIR})
 
+set(GRADCODEC_PC_CUDA_LIBS "")
+if(GRADCODEC_CUDA)
+  set(GRADCODEC_PC_CUDA_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcufft -lcudart_static -ldl -lrt")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gradcodec.pc.in ${PROJECT_BINARY_DIR}/gradcodec.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gradcodec.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

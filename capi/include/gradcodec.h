@@ -50,10 +50,17 @@ enum {
     GC_ERROR_INTERNAL = 7       /* a bug in gradcodec: please report it */
 };
 
+/* Where a codec runs (the execution policy). GC_EXECUTION_CUDA runs what the GPU path
+ * implements (f32 with fft select=topk, topk, threshold) on the device and the rest on the
+ * CPU; gc_codec_open_with refuses it with GC_ERROR_USAGE when this build has no CUDA or no
+ * device is usable, and gc_last_error() says which. */
+typedef enum { GC_EXECUTION_CPU = 0, GC_EXECUTION_CUDA = 1 } gc_execution;
+
 /* Options for gc_codec_open_with; zero-initialise, then set what you need. */
 typedef struct {
-    int allow_nonfinite; /* nonzero: carry NaN and infinities exactly where the codec can */
-    unsigned threads;    /* worker threads a codec may use per call; 0 or 1: the caller's only */
+    int allow_nonfinite;    /* nonzero: carry NaN and infinities exactly where the codec can */
+    unsigned threads;       /* worker threads a codec may use per call; 0 or 1: the caller's only */
+    gc_execution execution; /* GC_EXECUTION_CPU (0) unless set */
 } gc_options;
 
 /* Compiles a codec spec such as "topk:density=0.01" or "rangeq:bits=8". */

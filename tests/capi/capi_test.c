@@ -99,6 +99,32 @@ static void errors_are_statuses(void) {
     gc_codec_close(codec);
 }
 
+/* The GPU policy either runs (a CUDA build with a device) or is refused up front with a
+ * reason; an unknown policy is a usage error. */
+static void execution_is_an_option(void) {
+    gc_codec* codec = NULL;
+    gc_options options = {0};
+    options.execution = GC_EXECUTION_CUDA;
+    const gc_status status = gc_codec_open_with("topk:density=0.5", &options, &codec);
+    if (status == GC_OK) {
+        const float values[4] = {1.0f, -4.0f, 0.5f, 3.0f};
+        unsigned char frame[256];
+        size_t written = 0;
+        CHECK(gc_encode_frame(codec, GC_F32, values, 4, frame, sizeof frame, &written) == GC_OK);
+        float back[4];
+        CHECK(gc_decode_frame(frame, written, back, sizeof back) == GC_OK);
+        CHECK(back[1] == -4.0f && back[3] == 3.0f && back[0] == 0.0f);
+        gc_codec_close(codec);
+    } else {
+        CHECK(status == GC_ERROR_USAGE);
+        CHECK(codec == NULL);
+        CHECK(strstr(gc_last_error(), "execution cuda") != NULL);
+    }
+    options.execution = (gc_execution)7;
+    CHECK(gc_codec_open_with("topk:density=0.5", &options, &codec) == GC_ERROR_USAGE);
+    CHECK(strstr(gc_last_error(), "execution") != NULL);
+}
+
 static void bad_frames_are_refused(const char* dir) {
     static const char* names[] = {
         "truncated",     "bad-magic",      "checksum",      "major-2",       "required-flag",
@@ -136,6 +162,7 @@ int main(int argc, char** argv) {
     round_trip("fft:density=0.1", 0);
     residual_is_what_was_left_out();
     errors_are_statuses();
+    execution_is_an_option();
     bad_frames_are_refused(argv[1]);
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     return failures ? 1 : 0;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -105,6 +106,50 @@ TEST_CASE("no payload exceeds max_encoded_size, whatever the values", "[codec][b
                     continue;
                 }
                 CHECK(payload.size() <= codec.max_encoded_size(meta));
+            }
+        }
+    }
+}
+
+TEST_CASE("encode_into writes in place the bytes encode returns, whatever the buffer held",
+          "[codec][compiled]") {
+    for (const bool nonfinite : {false, true}) {
+        EncodeOptions options;
+        options.allow_nonfinite = nonfinite;
+        for (const auto& spec : kEverySpec) {
+            const Codec codec = Codec::compile(spec, options);
+            for (const auto& x : adversarial_tensors()) {
+                INFO(spec << " on " << x.size() << " values, nonfinite=" << nonfinite);
+                const TensorMeta meta{"t", DType::f32, {x.size()}};
+                std::vector<std::uint8_t> expected;
+                try {
+                    expected = codec.encode(meta, as_bytes_of(x));
+                } catch (const Error& e) {
+                    CHECK(e.kind() == ErrorKind::bad_input);
+                    continue;
+                }
+                // A buffer of stale bytes must not leak into padding or unwritten fields.
+                for (const std::uint8_t stale :
+                     {std::uint8_t{0x00}, std::uint8_t{0xFF}, std::uint8_t{0x5A}}) {
+                    std::vector<std::uint8_t> out(codec.max_encoded_size(meta) + 3, stale);
+                    const std::size_t size = codec.encode_into(meta, as_bytes_of(x), out);
+                    REQUIRE(size == expected.size());
+                    CHECK(std::equal(expected.begin(), expected.end(), out.begin()));
+                    CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(size), out.end(),
+                                      [&](std::uint8_t b) { return b == stale; }));
+                }
+                // The exact size suffices, one byte less does not.
+                std::vector<std::uint8_t> exact(expected.size());
+                CHECK(codec.encode_into(meta, as_bytes_of(x), exact) == expected.size());
+                CHECK(exact == expected);
+                if (expected.empty()) continue;
+                exact.pop_back();
+                try {
+                    codec.encode_into(meta, as_bytes_of(x), exact);
+                    FAIL("a buffer one byte short was accepted");
+                } catch (const Error& e) {
+                    CHECK(e.kind() == ErrorKind::limit);
+                }
             }
         }
     }

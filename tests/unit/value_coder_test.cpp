@@ -108,9 +108,10 @@ TEST_CASE("value sections round-trip in every format", "[value_coder]") {
         p.bits = 2 + trial % 15;
         back = decode(encode(p, v), n);
         // The rangeq section inside is the codec's section: the same values and bound.
-        std::vector<std::uint8_t> section;
-        write_range_section(RangeParams{p.bits, std::nullopt, std::nullopt, Rounding::nearest}, v,
-                            TensorMeta{"kept", DType::f32, {n}}, {}, section);
+        const std::vector<std::uint8_t> section = written_bytes([&](ByteOutput& out) {
+            write_range_section(RangeParams{p.bits, std::nullopt, std::nullopt, Rounding::nearest},
+                                v, TensorMeta{"kept", DType::f32, {n}}, {}, out);
+        });
         ByteReader r(section, "section");
         std::vector<float> direct(n);
         read_range_section(r, direct);

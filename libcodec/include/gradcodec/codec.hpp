@@ -17,16 +17,30 @@
 #pragma GCC visibility push(default)
 namespace gradcodec {
 
+// Where a codec's work runs, as an execution policy. `cuda` needs a build with GRADCODEC_CUDA
+// and a usable device (see execution_problem). Under `cuda`, what the device implements runs
+// there: encoding f32 tensors with fft (select=topk), topk or threshold, and decoding fft on
+// f32; every other codec and dtype runs on the CPU. The payload format is the same either way,
+// so either side decodes the other's payloads (fft coefficients may differ in the last bits,
+// cuFFT and FFTW rounding differently).
+enum class Execution : std::uint8_t { cpu, cuda };
+
 struct EncodeOptions {
     bool allow_nonfinite = false;  // carry NaN/inf exactly instead of refusing them
     // Threads the call may use to split one large tensor (1: the calling thread only). The
     // payload bytes never depend on it. No thread outlives the call.
     unsigned threads = 1;
+    Execution execution = Execution::cpu;
 };
 
 struct DecodeOptions {
     unsigned threads = 1;  // as EncodeOptions::threads; the decoded values never depend on it
+    Execution execution = Execution::cpu;
 };
+
+// Empty when `execution` can run here; otherwise why not ("this gradcodec was built without
+// CUDA", "no CUDA device: ..."). Never throws.
+std::string execution_problem(Execution execution);
 
 struct EncodedTensor {
     std::uint16_t codec_id = 0;
@@ -72,6 +86,7 @@ PayloadStats describe_payload(std::uint16_t codec_id, const TensorMeta& meta,
 std::vector<CodecInfo> list_codecs();
 
 struct CodecDef;
+class ByteOutput;  // the library's output buffer (a caller's span, or a growing vector)
 
 // A codec compiled once from its spec: the name is resolved and the keys are parsed and
 // validated into typed parameters, so encoding never parses a string again. A Codec is
@@ -80,7 +95,8 @@ struct CodecDef;
 // lives per thread inside the library; no Codec call starts a thread.
 class Codec {
   public:
-    // Throws Error(usage) on an unknown name, key or value, listing the valid ones.
+    // Throws Error(usage) on an unknown name, key or value, listing the valid ones, and when
+    // options.execution cannot run here (execution_problem).
     static Codec compile(std::string_view spec, const EncodeOptions& options = {});
     static Codec compile(const CodecSpec& spec, const EncodeOptions& options = {});
 
@@ -88,6 +104,8 @@ class Codec {
     std::string_view name() const;    // the spec's name: "topk", "dgc", ... (several share id 4)
     const std::string& spec() const;  // the spec as validated, e.g. "topk:density=0.01"
     const EncodeOptions& options() const;
+    // The same compiled codec with another thread count (cheap: the parameters are shared).
+    Codec with_threads(unsigned threads) const;
 
     // The most bytes encode can produce for this tensor (like ZSTD_compressBound): a buffer of
     // this size always suffices. Throws Error(bad_input) when the shape overflows.
@@ -111,8 +129,11 @@ class Codec {
 
   private:
     Codec() = default;
+    void encode_to(const TensorMeta& meta, std::span<const std::byte> values,
+                   ByteOutput& out) const;
     const CodecDef* def_ = nullptr;
     std::shared_ptr<const struct CompiledParams> params_;
+    EncodeOptions options_;
 };
 
 // The name of the codec that writes payloads of this id; for id 4, shared by the threshold

@@ -71,16 +71,15 @@ std::any compile(const CodecSpec& spec) {
     return parse_target(spec);
 }
 
-std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
-                                 std::span<const std::byte> data, const EncodeOptions&) {
+void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+            const EncodeOptions&, ByteOutput& sink) {
     const auto target = std::any_cast<SmallFloat>(compiled);
     const std::size_t n = meta.element_count();
-    std::vector<std::uint8_t> out;
-    resize_for_fill(out, 1 + 2 * n);
+    std::uint8_t* out = sink.extend(1 + 2 * n);
     out[0] = static_cast<std::uint8_t>(dtype_of(target));
     if (meta.dtype == DType::f32) {
-        encode_from_f32(target, meta, data, out.data() + 1);
-        return out;
+        encode_from_f32(target, meta, data, out + 1);
+        return;
     }
     // Cast from the tensor's own precision, so f64 input is rounded once, not twice.
     for (std::size_t i = 0; i < n; ++i) {
@@ -95,7 +94,6 @@ std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& met
         out[1 + 2 * i] = static_cast<std::uint8_t>(*bits);
         out[2 + 2 * i] = static_cast<std::uint8_t>(*bits >> 8);
     }
-    return out;
 }
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,

@@ -12,6 +12,8 @@
 
 namespace gradcodec {
 
+class ByteOutput;
+
 // Codec ids are format constants (format-spec/FORMAT.md, "Codec ids").
 enum CodecId : std::uint16_t {
     kCodecLossless = 1,
@@ -30,9 +32,9 @@ struct CodecDef {
     // Parses and validates the spec's keys once into the codec's typed parameters; throws
     // Error(usage) naming the valid keys or range. encode and payload_bound take its result.
     std::any (*compile)(const CodecSpec& spec);
-    std::vector<std::uint8_t> (*encode)(const std::any& params, const TensorMeta& meta,
-                                        std::span<const std::byte> data,
-                                        const EncodeOptions& options);
+    // Appends the payload to `out`, which is the caller's buffer in Codec::encode_into.
+    void (*encode)(const std::any& params, const TensorMeta& meta, std::span<const std::byte> data,
+                   const EncodeOptions& options, ByteOutput& out);
     void (*decode)(const TensorMeta& meta, std::span<const std::uint8_t> payload,
                    std::span<std::byte> out);
     PayloadStats (*describe)(const TensorMeta& meta, std::span<const std::uint8_t> payload);
@@ -54,5 +56,13 @@ extern const CodecDef kFftCodec;
 extern const CodecDef kDctCodec;
 
 std::span<const CodecDef* const> all_codecs();
+
+// The codec that writes payloads of this id; Error(damaged_stream) naming the tensor if none.
+const CodecDef& codec_by_id(std::uint16_t id, const TensorMeta& meta);
+
+// Decodes a payload on the CPU into `out` (exactly meta.byte_count() bytes), checking the
+// buffer and the dtype first; Error(damaged_stream) when the payload does not fit the metadata.
+void decode_payload(std::uint16_t codec_id, const TensorMeta& meta,
+                    std::span<const std::uint8_t> payload, std::span<std::byte> out);
 
 }  // namespace gradcodec

@@ -36,8 +36,8 @@ void per_chunk(const ChunkLayout& c, const float* in, float* out, Transform tran
     }
 }
 
-std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const TensorMeta& meta,
-                                        std::span<const float> x, const EncodeOptions& options) {
+void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::span<const float> x,
+                   const EncodeOptions& options, ByteOutput& out) {
     const ChunkLayout chunks(x.size(), params.chunk);
     const FftBackend& fft = default_fft_backend();
     AlignedArray<float> coefficients(x.size());
@@ -47,19 +47,18 @@ std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const Ten
         select_coefficients(params.selector, coefficients.span(), params.density);
     std::vector<float> values(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) values[i] = coefficients[kept[i]];
-    return write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT");
+    write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT", out);
 }
 
 std::any compile(const CodecSpec& spec) {
     return parse_frequency_params(spec, kDctDefaultChunk);
 }
 
-std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
-                                 std::span<const std::byte> data, const EncodeOptions& options) {
+void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+            const EncodeOptions& options, ByteOutput& out) {
     const auto& params = std::any_cast<const FrequencyParams&>(compiled);
-    return encode_float32(meta, data, [&](std::span<const float> x) {
-        return encode_floats(params, meta, x, options);
-    });
+    encode_float32(meta, data,
+                   [&](std::span<const float> x) { encode_floats(params, meta, x, options, out); });
 }
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
@@ -124,7 +123,9 @@ std::vector<std::uint8_t> encode_dct_with_cut(const CodecSpec& spec, const Tenso
         select_with_cut(coefficients, {cut.bits, tie_budget}, {}, spent).indices;
     std::vector<float> values(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) values[i] = coefficients[kept[i]];
-    return write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT");
+    return written_bytes([&](ByteOutput& out) {
+        write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT", out);
+    });
 }
 
 const CodecDef kDctCodec{"dct",

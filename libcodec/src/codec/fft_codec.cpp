@@ -152,8 +152,8 @@ std::vector<float> gather_values(const SpectrumLayout& s, const std::complex<flo
     return values;
 }
 
-std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const TensorMeta& meta,
-                                        std::span<const float> x, const EncodeOptions& options) {
+void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::span<const float> x,
+                   const EncodeOptions& options, ByteOutput& out) {
     // The estimating selectors may not rank NaN first, so they get the explicit check.
     if (params.selector != FrequencySelector::topk) require_finite(meta, x);
     const SpectrumLayout s(ChunkLayout(x.size(), params.chunk));
@@ -163,19 +163,18 @@ std::vector<std::uint8_t> encode_floats(const FrequencyParams& params, const Ten
     const std::vector<std::uint64_t> kept = select_bins(params, s, scores.span());
 
     const std::vector<float> values = gather_values(s, spectrum.data(), kept);
-    return write_frequency_payload(params, meta, x, kept, s.bin_count(), values, options, "FFT");
+    write_frequency_payload(params, meta, x, kept, s.bin_count(), values, options, "FFT", out);
 }
 
 std::any compile(const CodecSpec& spec) {
     return parse_frequency_params(spec, kFftDefaultChunk);
 }
 
-std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
-                                 std::span<const std::byte> data, const EncodeOptions& options) {
+void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+            const EncodeOptions& options, ByteOutput& out) {
     const auto& params = std::any_cast<const FrequencyParams&>(compiled);
-    return encode_float32(meta, data, [&](std::span<const float> x) {
-        return encode_floats(params, meta, x, options);
-    });
+    encode_float32(meta, data,
+                   [&](std::span<const float> x) { encode_floats(params, meta, x, options, out); });
 }
 
 // The inverse of gather_values, with the 1/length of the inverse DFT applied to the few kept
@@ -305,8 +304,10 @@ std::vector<std::uint8_t> encode_fft_with_cut(const CodecSpec& spec, const Tenso
     const std::vector<std::uint64_t> kept =
         select_with_cut(s.scores.span(), {cut.bits, tie_budget}, s.weights(), spent).indices;
     const std::vector<float> values = gather_values(s.layout, s.spectrum.data(), kept);
-    return write_frequency_payload(params, meta, x, kept, s.layout.bin_count(), values, options,
-                                   "FFT");
+    return written_bytes([&](ByteOutput& out) {
+        write_frequency_payload(params, meta, x, kept, s.layout.bin_count(), values, options, "FFT",
+                                out);
+    });
 }
 
 const CodecDef kFftCodec{"fft",

@@ -17,8 +17,6 @@ void require_float_tensor(std::string_view codec, const TensorMeta& meta) {
     }
 }
 
-namespace {
-
 // The lossy codecs compute in binary32: a finite f64 value beyond its range would turn into an
 // infinity, which is not what the caller asked to encode.
 void require_binary32_range(const TensorMeta& meta, std::span<const std::byte> data,
@@ -32,16 +30,6 @@ void require_binary32_range(const TensorMeta& meta, std::span<const std::byte> d
                                        " is outside the binary32 range that lossy codecs compute "
                                        "in (|x| <= 3.4e38); use lossless");
     }
-}
-
-}  // namespace
-
-std::vector<std::uint8_t> encode_float32(
-    const TensorMeta& meta, std::span<const std::byte> data,
-    const std::function<std::vector<std::uint8_t>(std::span<const float>)>& encode) {
-    const Float32Values values(meta.dtype, data);
-    if (meta.dtype == DType::f64) require_binary32_range(meta, data, values.values());
-    return encode(values.values());
 }
 
 void decode_float32(const TensorMeta& meta, std::span<std::byte> out,

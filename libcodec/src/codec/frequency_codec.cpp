@@ -78,7 +78,7 @@ void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
     };
     std::vector<std::byte> decoded(meta.byte_count());
     try {
-        decode_tensor(transform == "FFT" ? kCodecFft : kCodecDct, meta, payload, decoded);
+        decode_payload(transform == "FFT" ? kCodecFft : kCodecDct, meta, payload, decoded);
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::damaged_stream) throw;
         overflow(e.what());
@@ -93,10 +93,10 @@ void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
 
 }  // namespace
 
-std::vector<std::uint8_t> write_frequency_payload(
-    const FrequencyParams& params, const TensorMeta& meta, std::span<const float> x,
-    std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
-    std::span<const float> values, const EncodeOptions& options, const char* transform) {
+void write_frequency_payload(const FrequencyParams& params, const TensorMeta& meta,
+                             std::span<const float> x, std::span<const std::uint64_t> kept,
+                             std::uint64_t coefficient_count, std::span<const float> values,
+                             const EncodeOptions& options, const char* transform, ByteOutput& out) {
     for (const float v : values) {
         if (std::isfinite(v)) continue;
         require_finite(meta, x);
@@ -105,13 +105,13 @@ std::vector<std::uint8_t> write_frequency_payload(
                  " of this tensor overflows binary32 (values too large for chunks of " +
                  std::to_string(params.chunk) + ")");
     }
-    std::vector<std::uint8_t> out;
+    const std::size_t start = out.size();
     ByteWriter w(out);
     write_frequency_header(w, {params.chunk, params.density});
     encode_positions(kept, coefficient_count, w);
     encode_values(params.values, values, meta, options, w);
-    check_reconstruction_fits(meta, x, params.chunk, out, transform);
-    return out;
+    check_reconstruction_fits(meta, x, params.chunk,
+                              std::span(out.data() + start, out.size() - start), transform);
 }
 
 std::uint64_t frequency_payload_bound(const FrequencyParams& params, std::uint64_t coefficients,

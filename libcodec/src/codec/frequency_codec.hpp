@@ -64,10 +64,10 @@ std::uint64_t kept_scalar_target(double density, std::uint64_t n);
 // `coefficient_count`, their values. A non-finite input spreads over its chunk's
 // coefficients, which then rank first, so checking the kept values catches it without a
 // separate pass over the input; `transform` ("FFT", "DCT") names the overflow otherwise.
-std::vector<std::uint8_t> write_frequency_payload(
-    const FrequencyParams& params, const TensorMeta& meta, std::span<const float> x,
-    std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
-    std::span<const float> values, const EncodeOptions& options, const char* transform);
+void write_frequency_payload(const FrequencyParams& params, const TensorMeta& meta,
+                             std::span<const float> x, std::span<const std::uint64_t> kept,
+                             std::uint64_t coefficient_count, std::span<const float> values,
+                             const EncodeOptions& options, const char* transform, ByteOutput& out);
 
 // Header, positions among `coefficients`, and a value section of at most `scalars` values.
 std::uint64_t frequency_payload_bound(const FrequencyParams& params, std::uint64_t coefficients,

@@ -55,13 +55,16 @@ struct DCtxDeleter {
 };
 using CCtx = std::unique_ptr<ZSTD_CCtx, CCtxDeleter>;
 
-// Byte planes of gradients are mostly entropy, not repetition: Huffman-coded literals are
-// forced on, which at low and negative levels zstd would otherwise skip.
-CCtx make_cctx(int level) {
-    CCtx cctx(ZSTD_createCCtx());
+// A zstd context per thread, kept across calls: creating one costs more than compressing a
+// small tensor. Byte planes of gradients are mostly entropy, not repetition: Huffman-coded
+// literals are forced on, which at low and negative levels zstd would otherwise skip.
+ZSTD_CCtx* thread_cctx(int level) {
+    static thread_local const CCtx cctx(ZSTD_createCCtx());
+    if (!cctx) fail(ErrorKind::io, "zstd: cannot create a compression context");
+    ZSTD_CCtx_reset(cctx.get(), ZSTD_reset_session_and_parameters);
     ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_literalCompressionMode, ZSTD_ps_enable);
-    return cctx;
+    return cctx.get();
 }
 
 std::size_t compress(ZSTD_CCtx* cctx, std::uint8_t* dst, std::size_t capacity,
@@ -93,8 +96,8 @@ std::vector<PlaneMode> choose_plane_modes(int level, std::span<const std::uint8_
     std::vector<PlaneMode> modes(es, kPlaneZstd);
     if (n <= kExactDecisionLimit) return modes;
     parallel_for(es, [&](std::size_t k) {
-        const CCtx cctx = make_cctx(level);
-        modes[k] = plane_worth_compressing(cctx.get(), elements, es, k) ? kPlaneZstd : kPlaneStored;
+        modes[k] = plane_worth_compressing(thread_cctx(level), elements, es, k) ? kPlaneZstd
+                                                                                : kPlaneStored;
     });
     return modes;
 }
@@ -112,68 +115,71 @@ void split_planes_parallel(std::span<const std::uint8_t> elements, std::size_t e
 }
 
 // Payload: mode, plane count, plane modes, the stored planes, then each zstd plane as
-// (u64 length, frame). Stored planes come first so the split can write them in place. Each
-// zstd plane is compressed on its own (in parallel when allowed) into a buffer of the
-// worst-case size, left uninitialised so that only the pages zstd writes are touched; the
-// frames are then appended in plane order.
-std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, std::size_t es,
-                                        int level) {
+// (u64 length, frame). Stored planes come first so the split writes them in place, straight
+// into the output. Each zstd plane is compressed on its own (in parallel when allowed) into a
+// buffer of the worst-case size, left uninitialised so that only the pages zstd writes are
+// touched; the frames are then appended in plane order. Returns false, having written
+// nothing, when the planes would not be smaller than the raw elements.
+bool write_planes(std::span<const std::uint8_t> elements, std::size_t es, int level,
+                  ByteOutput& out) {
     const std::size_t n = elements.size() / es;
-    std::vector<PlaneMode> modes = choose_plane_modes(level, elements, es);
-    std::vector<std::uint8_t> out(2 + es);
-    out[0] = kBytePlanes;
-    out[1] = static_cast<std::uint8_t>(es);
-    std::copy(modes.begin(), modes.end(), out.begin() + 2);
+    const std::vector<PlaneMode> modes = choose_plane_modes(level, elements, es);
     std::vector<std::size_t> zstd_planes;
     for (std::size_t k = 0; k < es; ++k)
         if (modes[k] == kPlaneZstd) zstd_planes.push_back(k);
     const std::size_t stored = es - zstd_planes.size();
-    const std::size_t stored_at = out.size();
-    const std::size_t bound = ZSTD_compressBound(n);
-    // One reservation for the worst case: growing by doubling would briefly hold two copies.
-    out.reserve(stored_at + stored * n + zstd_planes.size() * (8 + bound));
-    advise_huge_pages(out.data(), out.capacity());
-    out.resize(stored_at + stored * n);
+    const std::size_t header = 2 + es;
+    const std::size_t raw_size = 1 + elements.size();
+    if (header + stored * n + 8 * zstd_planes.size() >= raw_size) return false;
+
+    const std::size_t start = out.size();
+    std::uint8_t* head = out.extend(header + stored * n);
+    head[0] = kBytePlanes;
+    head[1] = static_cast<std::uint8_t>(es);
+    std::copy(modes.begin(), modes.end(), head + 2);
     const auto scratch = std::make_unique_for_overwrite<std::uint8_t[]>(zstd_planes.size() * n);
     advise_huge_pages(scratch.get(), zstd_planes.size() * n);
     std::vector<std::uint8_t*> planes(es);
     for (std::size_t k = 0, s = 0, z = 0; k < es; ++k) {
-        planes[k] =
-            modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.get() + n * z++;
+        planes[k] = modes[k] == kPlaneStored ? head + header + n * s++ : scratch.get() + n * z++;
     }
     split_planes_parallel(elements, es, planes);
+
+    const std::size_t bound = ZSTD_compressBound(n);
     std::vector<std::unique_ptr<std::uint8_t[]>> frames(zstd_planes.size());
     std::vector<std::size_t> sizes(zstd_planes.size());
     parallel_for(zstd_planes.size(), [&](std::size_t z) {
-        const CCtx cctx = make_cctx(level);
         frames[z] = std::make_unique_for_overwrite<std::uint8_t[]>(bound);
-        sizes[z] = compress(cctx.get(), frames[z].get(), bound, planes[zstd_planes[z]], n);
+        sizes[z] = compress(thread_cctx(level), frames[z].get(), bound, planes[zstd_planes[z]], n);
     });
+    std::size_t total = header + stored * n;
+    for (const std::size_t size : sizes) total += 8 + size;
+    if (total >= raw_size) {
+        out.shrink_to(start);
+        return false;
+    }
+    ByteWriter w(out);
     for (std::size_t z = 0; z < zstd_planes.size(); ++z) {
-        for (int b = 0; b < 8; ++b)
-            out.push_back(static_cast<std::uint8_t>(std::uint64_t{sizes[z]} >> (8 * b)));
-        out.insert(out.end(), frames[z].get(), frames[z].get() + sizes[z]);
+        w.u64(sizes[z]);
+        w.bytes({frames[z].get(), sizes[z]});
         frames[z].reset();
     }
-    return out;
+    return true;
 }
 
 std::any compile(const CodecSpec& spec) {
     return parse_params(spec);
 }
 
-std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
-                                 std::span<const std::byte> data, const EncodeOptions&) {
+void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+            const EncodeOptions&, ByteOutput& out) {
     const auto& params = std::any_cast<const LosslessParams&>(compiled);
     const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(data.data()),
                                               data.size());
-    std::vector<std::uint8_t> out;
-    if (!bytes.empty()) out = encode_planes(bytes, dtype_size(meta.dtype), params.level);
-    if (bytes.empty() || out.size() >= bytes.size() + 1) {
-        out.assign(1, kRawElements);
-        out.insert(out.end(), bytes.begin(), bytes.end());
-    }
-    return out;
+    if (!bytes.empty() && write_planes(bytes, dtype_size(meta.dtype), params.level, out)) return;
+    std::uint8_t* raw = out.extend(1 + bytes.size());
+    raw[0] = kRawElements;
+    if (!bytes.empty()) std::memcpy(raw + 1, bytes.data(), bytes.size());
 }
 
 void decode_planes(ByteReader& r, std::span<std::byte> out, std::size_t es) {

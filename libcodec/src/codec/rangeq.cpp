@@ -21,13 +21,11 @@ std::any compile(const CodecSpec& spec) {
     return parse_params(spec);
 }
 
-std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
-                                 std::span<const std::byte> data, const EncodeOptions& options) {
+void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+            const EncodeOptions& options, ByteOutput& out) {
     const auto& params = std::any_cast<const RangeParams&>(compiled);
-    return encode_float32(meta, data, [&](std::span<const float> values) {
-        std::vector<std::uint8_t> out;
+    encode_float32(meta, data, [&](std::span<const float> values) {
         write_range_section(params, values, meta, options, out, dtype_value_limit(meta.dtype));
-        return out;
     });
 }
 

@@ -1,6 +1,8 @@
 #include <array>
+#include <string>
 
 #include "codec/codec_def.hpp"
+#include "gradcodec/error.hpp"
 
 namespace gradcodec {
 
@@ -10,6 +12,28 @@ std::span<const CodecDef* const> all_codecs() {
         &kLosslessCodec, &kCastCodec,  &kRangeqCodec, &kTopkCodec, &kThresholdCodec,
         &kDgcCodec,      &kSidcoCodec, &kFftCodec,    &kDctCodec};
     return codecs;
+}
+
+const CodecDef& codec_by_id(std::uint16_t id, const TensorMeta& meta) {
+    for (const CodecDef* c : all_codecs())
+        if (c->id == id) return *c;
+    fail(ErrorKind::damaged_stream,
+         meta.name + ": unknown codec id " + std::to_string(id) + " (this build knows " +
+             std::to_string(all_codecs().size()) + " codecs; a newer gradcodec may know it)");
+}
+
+void decode_payload(std::uint16_t codec_id, const TensorMeta& meta,
+                    std::span<const std::uint8_t> payload, std::span<std::byte> out) {
+    const CodecDef& codec = codec_by_id(codec_id, meta);
+    if (out.size() != meta.byte_count()) {
+        fail(ErrorKind::usage, meta.name + ": output buffer of " + std::to_string(out.size()) +
+                                   " bytes, the tensor needs " + std::to_string(meta.byte_count()));
+    }
+    if (codec.floats_only && !is_float(meta.dtype)) {
+        fail(ErrorKind::damaged_stream, meta.name + ": codec '" + std::string(codec.name) +
+                                            "' recorded on a non-float tensor");
+    }
+    codec.decode(meta, payload, out);
 }
 
 }  // namespace gradcodec

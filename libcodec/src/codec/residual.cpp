@@ -1,4 +1,5 @@
 #include "codec/residual.hpp"
+#include "codec/codec_def.hpp"
 
 #include <cstring>
 #include <string>
@@ -55,7 +56,7 @@ void write_residual(std::uint16_t codec_id, const TensorMeta& meta,
         std::memset(residual.data(), 0, residual.size());
         return;
     }
-    decode_tensor(codec_id, meta, payload, residual);
+    decode_payload(codec_id, meta, payload, residual);
     switch (meta.dtype) {
         case DType::f32:
             subtract_in_place<float>(values, residual);

@@ -97,8 +97,8 @@ Chosen run_selector(const SparseParams& p, std::span<const float> x) {
     return c;
 }
 
-std::vector<std::uint8_t> encode_sparse(const SparseParams& p, const TensorMeta& meta,
-                                        std::span<const float> x, const EncodeOptions& options) {
+void encode_sparse(const SparseParams& p, const TensorMeta& meta, std::span<const float> x,
+                   const EncodeOptions& options, ByteOutput& out) {
     // Top-k ranks NaN and infinities above every number, so when there are any it keeps them:
     // checking the kept values spares a pass over x. The other selectors need the pass.
     const bool check_kept = p.selector == Selector::topk;
@@ -114,8 +114,8 @@ std::vector<std::uint8_t> encode_sparse(const SparseParams& p, const TensorMeta&
         (!all_finite(values) || (values.empty() && !all_finite(x)))) {
         require_finite(meta, x);
     }
-    return write_sparse_payload(p, meta, {c.dist, c.stages, c.target, c.selection.threshold}, idx,
-                                values, x.size(), options);
+    write_sparse_payload(p, meta, {c.dist, c.stages, c.target, c.selection.threshold}, idx, values,
+                         x.size(), options, out);
 }
 
 struct Header {
@@ -227,11 +227,11 @@ std::any compile(const CodecSpec& spec) {
     return parse_sparse_params(spec);
 }
 
-std::vector<std::uint8_t> encode(const std::any& compiled, const TensorMeta& meta,
-                                 std::span<const std::byte> data, const EncodeOptions& options) {
+void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+            const EncodeOptions& options, ByteOutput& out) {
     const auto& p = std::any_cast<const SparseParams&>(compiled);
-    return encode_float32(
-        meta, data, [&](std::span<const float> x) { return encode_sparse(p, meta, x, options); });
+    encode_float32(meta, data,
+                   [&](std::span<const float> x) { encode_sparse(p, meta, x, options, out); });
 }
 
 // Header (selector, dist, stages, flags, f64 target, f32 threshold, u64 count), then two
@@ -265,7 +265,9 @@ std::vector<std::uint8_t> encode_sparse_with_cut(const CodecSpec& spec, const Te
                               sidco ? std::max<std::uint8_t>(cut.stages, 1) : std::uint8_t{0},
                               p.selector == Selector::threshold ? -1.0 : cut.target_density,
                               cut.threshold};
-    return write_sparse_payload(p, meta, choice, s.indices, values, x.size(), options);
+    return written_bytes([&](ByteOutput& out) {
+        write_sparse_payload(p, meta, choice, s.indices, values, x.size(), options, out);
+    });
 }
 
 // Achieved count and threshold are in the header; inspect reads them via describe.

@@ -32,16 +32,18 @@ bool write_section(ByteWriter& out, const std::vector<std::uint8_t>& raw, bool t
 std::vector<std::uint8_t> value_section(const SparseParams& p, const TensorMeta& meta,
                                         std::span<const float> values,
                                         const EncodeOptions& options) {
-    std::vector<std::uint8_t> bytes;
-    ByteWriter w(bytes);
-    encode_values(p.values, values, meta, options, w, dtype_value_limit(meta.dtype));
+    const auto coded = [&](const ValueCoderParams& coder) {
+        std::vector<std::uint8_t> bytes;
+        ByteWriter w(bytes);
+        encode_values(coder, values, meta, options, w, dtype_value_limit(meta.dtype));
+        return bytes;
+    };
+    std::vector<std::uint8_t> bytes = coded(p.values);
     if (bytes.size() <= sparse_value_limit(values.size())) return bytes;
     // Only a rangeq section with many exceptions grows past the limit; f32 values never do.
     ValueCoderParams exact;
     exact.format = ValueFormat::f32;
-    bytes.clear();
-    encode_values(exact, values, meta, options, w);
-    return bytes;
+    return coded(exact);
 }
 
 void check_section_limit(const TensorMeta& meta, const char* what, std::uint64_t size,
@@ -67,11 +69,9 @@ float recorded_threshold(float threshold) {
     return std::isnan(threshold) ? std::numeric_limits<float>::infinity() : threshold;
 }
 
-std::vector<std::uint8_t> write_sparse_payload(const SparseParams& p, const TensorMeta& meta,
-                                               const SparseChoice& choice,
-                                               std::span<const std::uint64_t> indices,
-                                               std::span<const float> values, std::uint64_t n,
-                                               const EncodeOptions& options) {
+void write_sparse_payload(const SparseParams& p, const TensorMeta& meta, const SparseChoice& choice,
+                          std::span<const std::uint64_t> indices, std::span<const float> values,
+                          std::uint64_t n, const EncodeOptions& options, ByteOutput& out) {
     std::vector<std::uint8_t> positions;
     ByteWriter pw(positions);
     encode_positions(indices, n, pw);
@@ -80,7 +80,6 @@ std::vector<std::uint8_t> write_sparse_payload(const SparseParams& p, const Tens
     check_section_limit(meta, "value section", value_bytes.size(),
                         sparse_value_limit(indices.size()));
 
-    std::vector<std::uint8_t> out;
     ByteWriter w(out);
     w.u8(static_cast<std::uint8_t>(p.selector));
     w.u8(choice.dist);
@@ -93,8 +92,7 @@ std::vector<std::uint8_t> write_sparse_payload(const SparseParams& p, const Tens
     std::uint8_t flags = 0;
     if (write_section(w, positions, p.zstd)) flags |= kSparseFlagPositionsZstd;
     if (write_section(w, value_bytes, p.zstd)) flags |= kSparseFlagValuesZstd;
-    out[flags_at] = flags;
-    return out;
+    out.data()[flags_at] = flags;
 }
 
 }  // namespace gradcodec

@@ -11,6 +11,8 @@
 
 namespace gradcodec {
 
+class ByteOutput;
+
 inline constexpr std::uint8_t kSparseFlagPositionsZstd = 1;
 inline constexpr std::uint8_t kSparseFlagValuesZstd = 2;
 
@@ -37,10 +39,8 @@ struct SparseChoice {
 // many non-finite kept values, each costing 12 bytes as an exception: more than count/6 + 340
 // of them at 16 bits) is written as f32 values instead, smaller and exact; values whose rounding
 // would overflow the tensor's dtype are refused as bad input.
-std::vector<std::uint8_t> write_sparse_payload(const SparseParams& p, const TensorMeta& meta,
-                                               const SparseChoice& choice,
-                                               std::span<const std::uint64_t> indices,
-                                               std::span<const float> values, std::uint64_t n,
-                                               const EncodeOptions& options);
+void write_sparse_payload(const SparseParams& p, const TensorMeta& meta, const SparseChoice& choice,
+                          std::span<const std::uint64_t> indices, std::span<const float> values,
+                          std::uint64_t n, const EncodeOptions& options, ByteOutput& out);
 
 }  // namespace gradcodec

@@ -1,8 +1,29 @@
 #include "common/byte_io.hpp"
 
+#include <algorithm>
 #include <bit>
 
+#include "common/huge_pages.hpp"
+
 namespace gradcodec {
+
+void ByteOutput::grow_to(std::size_t size) {
+    if (size > grow_->capacity()) {
+        // Geometric growth keeps byte-at-a-time writers linear; the new pages are advised
+        // before they are first touched.
+        const std::size_t capacity = std::max(size, 2 * grow_->capacity());
+        grow_->reserve(capacity);
+        advise_huge_pages(grow_->data() + grow_->size(), capacity - grow_->size());
+    }
+    grow_->resize(size);
+}
+
+void ByteOutput::fail_full(std::size_t needed) const {
+    fail(ErrorKind::limit, std::string(what_) + ": the payload needs more than " +
+                               std::to_string(needed - 1) + " bytes, the buffer holds " +
+                               std::to_string(fixed_.size()) +
+                               " (max_encoded_size gives a size that always suffices)");
+}
 
 void ByteWriter::f32(float v) {
     u32(std::bit_cast<std::uint32_t>(v));
@@ -13,7 +34,7 @@ void ByteWriter::f64(double v) {
 
 void ByteWriter::string(std::string_view s) {
     u32(static_cast<std::uint32_t>(s.size()));
-    out_.insert(out_.end(), s.begin(), s.end());
+    bytes({reinterpret_cast<const std::uint8_t*>(s.data()), s.size()});
 }
 
 float ByteReader::f32() {

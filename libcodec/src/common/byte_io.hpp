@@ -3,6 +3,7 @@
 // remain first, so a declared size can never make the reader run past its buffer.
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,25 +13,80 @@
 
 namespace gradcodec {
 
+// Where an encoder writes: a vector that grows, or a caller's buffer of fixed size
+// (Codec::encode_into), so that a payload is written once, in place, with no copy.
+class ByteOutput {
+  public:
+    explicit ByteOutput(std::vector<std::uint8_t>& grow) : grow_(&grow), size_(grow.size()) {}
+    // `what` names the tensor for the message when the buffer is too small; it must outlive
+    // the sink.
+    ByteOutput(std::span<std::uint8_t> fixed, std::string_view what) : fixed_(fixed), what_(what) {}
+    ByteOutput(const ByteOutput&) = delete;
+    ByteOutput& operator=(const ByteOutput&) = delete;
+
+    // `n` more bytes at the end, to be filled by the caller. The pointer stays valid until the
+    // next extend. Throws Error(limit) when a fixed buffer cannot hold them.
+    std::uint8_t* extend(std::size_t n) {
+        const std::size_t at = size_;
+        if (grow_) {
+            grow_to(at + n);
+        } else if (n > fixed_.size() - at) {
+            fail_full(at + n);
+        }
+        size_ = at + n;
+        return data() + at;
+    }
+    void shrink_to(std::size_t size) {
+        size_ = size;
+        if (grow_) grow_->resize(size);
+    }
+    std::size_t size() const { return size_; }
+    std::uint8_t* data() { return grow_ ? grow_->data() : fixed_.data(); }
+
+  private:
+    void grow_to(std::size_t size);
+    [[noreturn]] void fail_full(std::size_t needed) const;
+    std::vector<std::uint8_t>* grow_ = nullptr;
+    std::span<std::uint8_t> fixed_;
+    std::string_view what_;
+    std::size_t size_ = 0;
+};
+
+// The bytes `write(ByteOutput&)` appends, in a vector of their own.
+template <class Write>
+std::vector<std::uint8_t> written_bytes(Write&& write) {
+    std::vector<std::uint8_t> bytes;
+    ByteOutput sink(bytes);
+    write(sink);
+    return bytes;
+}
+
 class ByteWriter {
   public:
-    explicit ByteWriter(std::vector<std::uint8_t>& out) : out_(out) {}
-    void u8(std::uint8_t v) { out_.push_back(v); }
+    explicit ByteWriter(ByteOutput& out) : out_(&out) {}
+    explicit ByteWriter(std::vector<std::uint8_t>& out) : own_(out), out_(&own_.value()) {}
+    ByteWriter(const ByteWriter&) = delete;
+    ByteWriter& operator=(const ByteWriter&) = delete;
+    void u8(std::uint8_t v) { *out_->extend(1) = v; }
     void u16(std::uint16_t v) { little_endian(v, 2); }
     void u32(std::uint32_t v) { little_endian(v, 4); }
     void u64(std::uint64_t v) { little_endian(v, 8); }
     void f32(float v);
     void f64(double v);
-    void bytes(std::span<const std::uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
+    void bytes(std::span<const std::uint8_t> b) {
+        if (!b.empty()) std::memcpy(out_->extend(b.size()), b.data(), b.size());
+    }
     void string(std::string_view s);  // u32 length, then the bytes
-    std::size_t size() const { return out_.size(); }
-    std::vector<std::uint8_t>& buffer() { return out_; }
+    std::size_t size() const { return out_->size(); }
+    ByteOutput& sink() { return *out_; }
 
   private:
     void little_endian(std::uint64_t v, int n) {
-        for (int i = 0; i < n; ++i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+        std::uint8_t* p = out_->extend(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
     }
-    std::vector<std::uint8_t>& out_;
+    std::optional<ByteOutput> own_;
+    ByteOutput* out_;
 };
 
 class ByteReader {

@@ -29,13 +29,8 @@ ThreadScope::~ThreadScope() {
 // Fork and join per call: the caller and threads - 1 std::jthreads take indices from one
 // counter, and all are joined before returning. Nothing waits idle between calls, which on a
 // busy machine matters more than the microseconds a thread takes to start.
-void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body) {
-    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(codec_threads(), count));
-    if (threads <= 1) {
-        const ThreadScope serial(1);
-        for (std::size_t i = 0; i < count; ++i) body(i);
-        return;
-    }
+void run_on_threads(std::size_t count, unsigned threads,
+                    const std::function<void(std::size_t)>& body) {
     std::atomic<std::size_t> next{0};
     std::mutex failure_lock;
     std::exception_ptr failure;
@@ -61,14 +56,6 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t)>& bod
         work();
     }
     if (failure) std::rethrow_exception(failure);
-}
-
-void parallel_pieces(std::size_t n, std::size_t grain,
-                     const std::function<void(std::size_t first, std::size_t size)>& body) {
-    parallel_for(piece_count(n, grain), [&](std::size_t p) {
-        const std::size_t first = p * grain;
-        body(first, std::min(grain, n - first));
-    });
 }
 
 }  // namespace gradcodec

@@ -199,8 +199,8 @@ RangeParams parse_range_params(SpecParams& p, int default_bits) {
 }
 
 void write_range_section(const RangeParams& params, std::span<const float> values,
-                         const TensorMeta& meta, const EncodeOptions& options,
-                         std::vector<std::uint8_t>& out, float value_limit) {
+                         const TensorMeta& meta, const EncodeOptions& options, ByteOutput& out,
+                         float value_limit) {
     std::vector<Exception> exceptions;
     std::vector<float> cleaned;  // a copy only when some values must be replaced
     std::span<const float> finite = values;
@@ -261,10 +261,8 @@ void write_range_section(const RangeParams& params, std::span<const float> value
             w.u32(e.bits);
         }
     }
-    const std::size_t start = out.size();
-    resize_for_fill(out,
-                    start + packed_byte_count(finite.size(), ladder.bits));  // padding bits stay 0
-    pack_codes(ladder, params.rounding, finite, out.data() + start);
+    pack_codes(ladder, params.rounding, finite,
+               out.extend(packed_byte_count(finite.size(), ladder.bits)));
 }
 
 void read_range_section(ByteReader& in, std::span<float> out) {

@@ -43,8 +43,7 @@ struct RangeSectionHeader {
 // the index unless options.allow_nonfinite. No decoded magnitude will exceed value_limit
 // (the tensor dtype's largest finite value, so storing the decoded value cannot overflow).
 void write_range_section(const RangeParams& params, std::span<const float> values,
-                         const TensorMeta& meta, const EncodeOptions& options,
-                         std::vector<std::uint8_t>& out,
+                         const TensorMeta& meta, const EncodeOptions& options, ByteOutput& out,
                          float value_limit = std::numeric_limits<float>::max());
 
 // The most bytes write_range_section appends for `count` values of `bits` bits: every value

@@ -33,10 +33,8 @@ ValueFormat format_from_name(const std::string& name) {
 }
 
 void encode_halves(SmallFloat type, std::span<const float> values, const TensorMeta& meta,
-                   float value_limit, std::vector<std::uint8_t>& out) {
-    const std::size_t start = out.size();
-    out.resize(start + 2 * values.size());
-    const std::size_t i = narrow_floats(type, values, out.data() + start);
+                   float value_limit, std::uint8_t* out) {
+    const std::size_t i = narrow_floats(type, values, out);
     if (i != values.size()) {
         fail(ErrorKind::bad_input,
              meta.name + ": value " + std::to_string(i) + " = " + std::to_string(values[i]) +
@@ -47,8 +45,7 @@ void encode_halves(SmallFloat type, std::span<const float> values, const TensorM
     if (small_float_max(type) <= static_cast<double>(value_limit)) return;
     // bf16 values of an f16 tensor: the largest f16 values round up past the f16 range.
     for (std::size_t j = 0; j < values.size(); ++j) {
-        const auto h =
-            static_cast<std::uint16_t>(out[start + 2 * j] | (out[start + 2 * j + 1] << 8));
+        const auto h = static_cast<std::uint16_t>(out[2 * j] | (out[2 * j + 1] << 8));
         const float back = widen_from(type, h);
         if (std::isfinite(back) && std::fabs(back) > value_limit) {
             fail(ErrorKind::bad_input,
@@ -114,26 +111,23 @@ void encode_values(const ValueCoderParams& params, std::span<const float> values
                    const TensorMeta& meta, const EncodeOptions& options, ByteWriter& out,
                    float value_limit) {
     out.u8(static_cast<std::uint8_t>(params.format));
-    std::vector<std::uint8_t>& buffer = out.buffer();
     if (params.format == ValueFormat::rangeq) {
         const RangeParams r{params.bits, params.mantissa, params.eps,
                             params.truncate ? Rounding::truncate : Rounding::nearest};
-        write_range_section(r, values, meta, options, buffer, value_limit);
+        write_range_section(r, values, meta, options, out.sink(), value_limit);
         return;
     }
     if (!options.allow_nonfinite) require_finite(meta, values);
     if (params.format == ValueFormat::f32) {
-        const std::size_t start = buffer.size();
-        buffer.resize(start + 4 * values.size());
+        std::uint8_t* bytes = out.sink().extend(4 * values.size());
         for (std::size_t i = 0; i < values.size(); ++i) {
             const auto b = std::bit_cast<std::uint32_t>(values[i]);
-            for (int k = 0; k < 4; ++k)
-                buffer[start + 4 * i + k] = static_cast<std::uint8_t>(b >> (8 * k));
+            for (int k = 0; k < 4; ++k) bytes[4 * i + k] = static_cast<std::uint8_t>(b >> (8 * k));
         }
         return;
     }
     encode_halves(params.format == ValueFormat::f16 ? SmallFloat::f16 : SmallFloat::bf16, values,
-                  meta, value_limit, buffer);
+                  meta, value_limit, out.sink().extend(2 * values.size()));
 }
 
 void decode_values(ByteReader& in, std::span<float> out) {

@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "codec/sparse_params.hpp"
+#include "common/byte_io.hpp"
 #include "gradcodec/codec.hpp"
 
 namespace gradcodec::cuda {
 
-std::vector<std::uint8_t> encode_sparse_on_device(const SparseParams& params,
-                                                  const TensorMeta& meta, const float* x,
-                                                  const EncodeOptions& options);
+// Appends the payload to `out`.
+void encode_sparse_on_device(const SparseParams& params, const TensorMeta& meta, const float* x,
+                             const EncodeOptions& options, ByteOutput& out);
 
 }  // namespace gradcodec::cuda

@@ -9,9 +9,9 @@
 
 namespace gradcodec::cuda {
 
-std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
-                                               const TensorMeta& meta, const float* x,
-                                               const EncodeOptions& options);
+// Appends the payload to `out`.
+void encode_fft_on_device(const FrequencyParams& params, const TensorMeta& meta, const float* x,
+                          const EncodeOptions& options, ByteOutput& out);
 void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> payload, float* y);
 
 }  // namespace gradcodec::cuda

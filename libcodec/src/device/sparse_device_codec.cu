@@ -33,8 +33,8 @@ std::vector<T> to_host(const T* device, std::uint64_t count, const char* what) {
 
 }  // namespace
 
-std::vector<std::uint8_t> encode_sparse_on_device(const SparseParams& p, const TensorMeta& meta,
-                                                  const float* x, const EncodeOptions& options) {
+void encode_sparse_on_device(const SparseParams& p, const TensorMeta& meta, const float* x,
+                             const EncodeOptions& options, ByteOutput& out) {
     const std::uint64_t n = meta.element_count();
     if (!options.allow_nonfinite && any_nonfinite_on_device(x, n)) {
         require_finite(meta, to_host(x, n, "input copy"));
@@ -62,8 +62,8 @@ std::vector<std::uint8_t> encode_sparse_on_device(const SparseParams& p, const T
     const std::vector<float> host_values = to_host(values.data(), k, "value copy");
 
     // dist and stages are SIDCo's, which stays on the CPU.
-    return write_sparse_payload(p, meta, {0, 0, target, threshold}, host_idx, host_values, n,
-                                options);
+    write_sparse_payload(p, meta, {0, 0, target, threshold}, host_idx, host_values, n, options,
+                         out);
 }
 
 }  // namespace gradcodec::cuda

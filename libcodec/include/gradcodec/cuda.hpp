@@ -1,7 +1,9 @@
 #pragma once
 // The GPU path (built with GRADCODEC_CUDA): encode and decode tensors that live in device
-// memory. Payloads are the same format the CPU codecs write, so either side decodes the
-// other's streams; coefficients may differ in the last bits (cuFFT vs FFTW rounding).
+// memory. Tensors in host memory reach the GPU through the execution policy instead
+// (EncodeOptions::execution = Execution::cuda, in codec.hpp). Payloads are the same format the CPU
+// codecs write, so either side decodes the other's streams; coefficients may differ in the last
+// bits (cuFFT vs FFTW rounding).
 //
 // What runs where, for the fft codec (id 5) with select=topk on f32 tensors:
 //   device: the batched real FFT (cuFFT), bin scores, the exact weighted top-k (radix
@@ -21,6 +23,7 @@
 
 #include "gradcodec/codec.hpp"
 
+#pragma GCC visibility push(default)
 namespace gradcodec::cuda {
 
 // Empty when a CUDA device is usable, else why not (no driver, no device, ...). Never throws.
@@ -41,11 +44,5 @@ EncodedTensor encode_tensor_on_device(const CodecSpec& spec, const TensorMeta& m
 void decode_tensor_on_device(std::uint16_t codec_id, const TensorMeta& meta,
                              std::span<const std::uint8_t> payload, void* device_out);
 
-// Host-memory conveniences for the CLI (`--device cuda`): upload, run the above, download.
-EncodedTensor encode_host_tensor_on_device(const CodecSpec& spec, const TensorMeta& meta,
-                                           std::span<const std::byte> data,
-                                           const EncodeOptions& options = {});
-void decode_host_tensor_on_device(std::uint16_t codec_id, const TensorMeta& meta,
-                                  std::span<const std::uint8_t> payload, std::span<std::byte> out);
-
 }  // namespace gradcodec::cuda
+#pragma GCC visibility pop

@@ -5,18 +5,23 @@
 #include <cstring>
 #include <string>
 
+#include "api/execution.hpp"
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/residual.hpp"
+#include "common/byte_io.hpp"
 #include "common/parallel.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
+
+#if defined(GRADCODEC_HAVE_CUDA)
+#include "device/device_dispatch.hpp"
+#endif
 
 namespace gradcodec {
 
 struct CompiledParams {
     std::string spec;
-    EncodeOptions options;
     std::any params;
 };
 
@@ -51,7 +56,15 @@ Codec Codec::compile(const CodecSpec& spec, const EncodeOptions& options) {
     Codec c;
     c.def_ = &by_name(spec.name);
     c.params_ = std::make_shared<const CompiledParams>(
-        CompiledParams{spec.to_string(), options, c.def_->compile(spec)});
+        CompiledParams{spec.to_string(), c.def_->compile(spec)});
+    c.options_ = options;
+    require_execution(options.execution);
+    return c;
+}
+
+Codec Codec::with_threads(unsigned threads) const {
+    Codec c = *this;
+    c.options_.threads = threads;
     return c;
 }
 
@@ -65,31 +78,38 @@ const std::string& Codec::spec() const {
     return params_->spec;
 }
 const EncodeOptions& Codec::options() const {
-    return params_->options;
+    return options_;
 }
 
 std::uint64_t Codec::max_encoded_size(const TensorMeta& meta) const {
     meta.element_count();  // throws on an overflowing shape
-    return def_->payload_bound(params_->params, meta, params_->options);
+    return def_->payload_bound(params_->params, meta, options_);
+}
+
+void Codec::encode_to(const TensorMeta& meta, std::span<const std::byte> values,
+                      ByteOutput& out) const {
+    check_values(*def_, meta, values);
+    const ThreadScope threads(options_.threads);
+#if defined(GRADCODEC_HAVE_CUDA)
+    if (options_.execution == Execution::cuda &&
+        cuda::device_encodes(*def_, params_->params, meta)) {
+        cuda::encode_host_tensor_on_device(*def_, params_->params, meta, values, options_, out);
+        return;
+    }
+#endif
+    def_->encode(params_->params, meta, values, options_, out);
 }
 
 std::vector<std::uint8_t> Codec::encode(const TensorMeta& meta,
                                         std::span<const std::byte> values) const {
-    check_values(*def_, meta, values);
-    const ThreadScope threads(params_->options.threads);
-    return def_->encode(params_->params, meta, values, params_->options);
+    return written_bytes([&](ByteOutput& out) { encode_to(meta, values, out); });
 }
 
 std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                                std::span<std::uint8_t> out) const {
-    const std::vector<std::uint8_t> payload = encode(meta, values);
-    if (payload.size() > out.size()) {
-        fail(ErrorKind::limit, meta.name + ": the payload takes " + std::to_string(payload.size()) +
-                                   " bytes, the buffer holds " + std::to_string(out.size()) +
-                                   " (max_encoded_size gives a size that always suffices)");
-    }
-    if (!payload.empty()) std::memcpy(out.data(), payload.data(), payload.size());
-    return payload.size();
+    ByteOutput sink(out, meta.name);
+    encode_to(meta, values, sink);
+    return sink.size();
 }
 
 std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,

@@ -150,9 +150,8 @@ std::vector<T> to_host(const T* device, std::uint64_t count, const char* what) {
 
 }  // namespace
 
-std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
-                                               const TensorMeta& meta, const float* x,
-                                               const EncodeOptions& options) {
+void encode_fft_on_device(const FrequencyParams& params, const TensorMeta& meta, const float* x,
+                          const EncodeOptions& options, ByteOutput& out) {
     const std::uint64_t n = meta.element_count();
     const DeviceSpectrum s(ChunkLayout(n, params.chunk));
     const std::uint64_t bins = s.bin_count();
@@ -187,8 +186,8 @@ std::vector<std::uint8_t> encode_fft_on_device(const FrequencyParams& params,
                      [](float v) { return std::isfinite(v); })) {
         host_x = to_host(x, n, "input copy");
     }
-    return write_frequency_payload(params, meta, host_x, host_kept, bins, host_values, options,
-                                   "FFT");
+    write_frequency_payload(params, meta, host_x, host_kept, bins, host_values, options, "FFT",
+                            out);
 }
 
 void decode_fft_on_device(const TensorMeta& meta, std::span<const std::uint8_t> payload, float* y) {

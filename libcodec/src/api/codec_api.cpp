@@ -3,23 +3,17 @@
 #include <array>
 #include <string>
 
+#include "api/execution.hpp"
 #include "codec/codec_def.hpp"
 #include "common/parallel.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 
+#if defined(GRADCODEC_HAVE_CUDA)
+#include "device/device_dispatch.hpp"
+#endif
+
 namespace gradcodec {
-namespace {
-
-const CodecDef& by_id(std::uint16_t id, const TensorMeta& meta) {
-    for (const CodecDef* c : all_codecs())
-        if (c->id == id) return *c;
-    fail(ErrorKind::damaged_stream,
-         meta.name + ": unknown codec id " + std::to_string(id) + " (this build knows " +
-             std::to_string(all_codecs().size()) + " codecs; a newer gradcodec may know it)");
-}
-
-}  // namespace
 
 void validate_codec_spec(const CodecSpec& spec) {
     Codec::compile(spec);
@@ -39,22 +33,20 @@ void decode_tensor(std::uint16_t codec_id, const TensorMeta& meta,
 void decode_tensor(std::uint16_t codec_id, const TensorMeta& meta,
                    std::span<const std::uint8_t> payload, std::span<std::byte> out,
                    const DecodeOptions& options) {
-    const CodecDef& codec = by_id(codec_id, meta);
-    if (out.size() != meta.byte_count()) {
-        fail(ErrorKind::usage, meta.name + ": output buffer of " + std::to_string(out.size()) +
-                                   " bytes, the tensor needs " + std::to_string(meta.byte_count()));
-    }
-    if (codec.floats_only && !is_float(meta.dtype)) {
-        fail(ErrorKind::damaged_stream, meta.name + ": codec '" + std::string(codec.name) +
-                                            "' recorded on a non-float tensor");
-    }
+    require_execution(options.execution);
     const ThreadScope threads(options.threads);
-    codec.decode(meta, payload, out);
+#if defined(GRADCODEC_HAVE_CUDA)
+    if (options.execution == Execution::cuda && cuda::device_decodes(codec_id, meta)) {
+        cuda::decode_host_tensor_on_device(codec_id, meta, payload, out);
+        return;
+    }
+#endif
+    decode_payload(codec_id, meta, payload, out);
 }
 
 PayloadStats describe_payload(std::uint16_t codec_id, const TensorMeta& meta,
                               std::span<const std::uint8_t> payload) {
-    return by_id(codec_id, meta).describe(meta, payload);
+    return codec_by_id(codec_id, meta).describe(meta, payload);
 }
 
 std::vector<CodecInfo> list_codecs() {
