@@ -1,5 +1,6 @@
 #include "byte_budget.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,14 +17,27 @@ std::uint64_t bytes_of(const std::string& where, std::uint64_t elements, std::si
     return elements * element_size;
 }
 
+// The memory this process may use: the machine's, or less under `ulimit -v` / `ulimit -d`,
+// where an allocation fails long before the machine runs short.
+std::uint64_t usable_memory() {
+    std::uint64_t usable = UINT64_MAX;
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        usable = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+    for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+        rlimit limit{};
+        if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+            usable = std::min<std::uint64_t>(usable, limit.rlim_cur);
+    }
+    return usable;
+}
+
 }  // namespace
 
 std::uint64_t default_tensor_bytes() {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long page = sysconf(_SC_PAGESIZE);
     constexpr std::uint64_t kMax = 4ull << 30;
-    if (pages <= 0 || page <= 0) return kMax;
-    return std::min(kMax, static_cast<std::uint64_t>(pages) / 4 * static_cast<std::uint64_t>(page));
+    return std::min(kMax, usable_memory() / 4);
 }
 
 ByteBudget::ByteBudget(std::uint64_t tensor_bytes, std::uint64_t total_bytes)
@@ -36,6 +50,18 @@ void ByteBudget::check_tensor(const std::string& where, std::uint64_t elements,
     if (bytes > tensor_bytes_) {
         fail(ErrorKind::limit, where + ": declares " + std::to_string(elements) + " elements (" +
                                    std::to_string(bytes) + " bytes), over the cap of " +
+                                   std::to_string(tensor_bytes_) +
+                                   " bytes per tensor (raise it with --max-tensor-bytes)");
+    }
+}
+
+void ByteBudget::check_working_memory(const std::string& where, const std::string& work,
+                                      std::uint64_t elements, std::size_t bytes_per_element) const {
+    const std::uint64_t bytes = bytes_of(where, elements, bytes_per_element);
+    if (bytes > tensor_bytes_) {
+        fail(ErrorKind::limit, where + ": " + work + " its " + std::to_string(elements) +
+                                   " elements needs about " + std::to_string(bytes) +
+                                   " bytes of working memory, over the cap of " +
                                    std::to_string(tensor_bytes_) +
                                    " bytes per tensor (raise it with --max-tensor-bytes)");
     }

@@ -7,8 +7,9 @@
 
 namespace gradcodec::cli {
 
-// The defaults: per tensor, a quarter of this machine's memory and at most 4 GiB; in total
-// (what decode writes), 16 GiB.
+// The defaults: per tensor, a quarter of the memory this process may use (the machine's, or its
+// address-space or data-segment limit when lower) and at most 4 GiB; in total (what decode
+// writes), 16 GiB.
 std::uint64_t default_tensor_bytes();
 inline constexpr std::uint64_t kDefaultTotalBytes = 16ull << 30;
 
@@ -19,6 +20,10 @@ class ByteBudget {
     // Refuses a tensor of `elements` x `element_size` bytes over the per-tensor cap.
     void check_tensor(const std::string& where, std::uint64_t elements,
                       std::size_t element_size) const;
+    // Refuses `work` ("fitting") on a tensor of `elements` when what it holds at once,
+    // `bytes_per_element` for each, is over the per-tensor cap.
+    void check_working_memory(const std::string& where, const std::string& work,
+                              std::uint64_t elements, std::size_t bytes_per_element) const;
     // check_tensor, then counts the bytes against the total cap.
     void take(const std::string& where, std::uint64_t elements, std::size_t element_size);
     std::uint64_t tensor_cap() const { return tensor_bytes_; }

@@ -64,9 +64,9 @@ const CLI::Validator kPositiveCap(
 // Byte counts take K, M, G, T suffixes (powers of 1024).
 void add_tensor_cap(CLI::App* cmd, std::uint64_t& value) {
     cmd->add_option("--max-tensor-bytes", value,
-                    "Refuse a tensor of more bytes (default: a quarter of this machine's memory, "
-                    "at most 4 GiB); "
-                    "suffixes K, M, G, T")
+                    "Refuse a tensor of more bytes, or fit's working memory for one of more "
+                    "(default: a quarter of the memory this process may use, under ulimit -v or "
+                    "the machine's, at most 4 GiB); suffixes K, M, G, T")
         ->transform(CLI::AsSizeValue(false))
         ->check(kPositiveCap);
 }
