@@ -12,11 +12,13 @@ every one, and average them.
 The training-loop parts of Deep Gradient Compression are options:
 - momentum=m: momentum correction. The hook accumulates u = m*u + g, adds u to the residual
   v and sends the sparsified v; where values were sent it clears u as well as v (factor
-  masking). Use the optimizer without momentum then.
+  masking; v keeps only the rounding of a sent value, if the codec rounds). Use the optimizer
+  without momentum then.
 - clip_norm=c: local gradient clipping. Each rank scales its own bucket gradient down to an
-  L2 norm of at most c / sqrt(world size) before it enters u or the residual, so that the
-  sum over ranks stays within c. Clipping the averaged gradient after the hook instead would
-  cut the accumulated values the residual has already let go of.
+  L2 norm of at most c / sqrt(world size) before it enters u or the residual: N independent
+  gradients of that norm add up to about c. Clipping the averaged gradient after the hook
+  instead would cut accumulated values that the residual has already let go of. The norm is
+  the bucket's: with several buckets, each is clipped on its own.
 - density=schedule: a function of the step (0, 1, ...) giving the density to send at that
   step, or None for the spec's own; dgc_warmup() makes DGC's exponential warm-up.
 
@@ -68,12 +70,6 @@ class HookState:
         self.decode_seconds = 0.0
         self.comm_seconds = 0.0
         self.call_seconds = []
-
-    def set_codec(self, spec):
-        """Switches codec between steps; the residuals carry over."""
-        self.spec = spec
-        self.codec = Codec(spec, self.codec.allow_nonfinite)
-        self._codecs = {None: self.codec}
 
     def codec_for_step(self, index):
         """The codec for this bucket's next call: the spec's, or the density schedule's."""
