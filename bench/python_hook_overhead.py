@@ -4,8 +4,9 @@
 Per codec: the median time of what the hook does to one step's gradient bucket on a rank of
 a 2-rank job, without the network: add the residual, encode with the residual, decode both
 ranks' frames and average them. The denominator is the median dense training step of the
-same CNN (forward, backward, optimizer step at batch 32) without its all-reduce, so the
-ratio is an upper bound of the overhead a real dense step would see. One thread.
+same CNN (forward, backward, optimizer step at the training runs' batch of 16 per rank)
+without its all-reduce, so the ratio is an upper bound of the overhead a real dense step
+would see. One thread.
 
   PYTHONPATH=build/python nice bench/python_hook_overhead.py [--repeats 300]
 """
@@ -42,7 +43,7 @@ def main():
     script = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "train-compressed"
     train = importlib.machinery.SourceFileLoader("train_compressed", str(script)).load_module()
 
-    task = train.Digits(batch=32, epochs=1, lr=0.05)
+    task = train.Digits(batch=train.DIGITS_BATCH, epochs=1, lr=0.05)  # the training runs' batch
     torch.manual_seed(0)
     model = task.model()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)

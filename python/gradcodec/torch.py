@@ -7,14 +7,27 @@
 Per bucket and step, each rank adds the residual it kept (error feedback) to the bucket,
 encodes the sum into one frame, and keeps what the codec left out as the next residual. The
 ranks all-gather their frames (first the sizes, then the frames padded to the longest), decode
-every one, and average them. With momentum=m the hook applies DGC's momentum correction: it
-accumulates u = m*u + g into the residual and sends that, and zeroes u where values were sent
-(factor masking); use the optimizer without momentum then.
+every one, and average them.
+
+The training-loop parts of Deep Gradient Compression are options:
+- momentum=m: momentum correction. The hook accumulates u = m*u + g, adds u to the residual
+  v and sends the sparsified v; where values were sent it clears u as well as v (factor
+  masking; v keeps only the rounding of a sent value, if the codec rounds). Use the optimizer
+  without momentum then.
+- clip_norm=c: local gradient clipping. Each rank scales its own bucket gradient down to an
+  L2 norm of at most c / sqrt(world size) before it enters u or the residual: N independent
+  gradients of that norm add up to about c. Clipping the averaged gradient after the hook
+  instead would cut accumulated values that the residual has already let go of. The norm is
+  the bucket's: with several buckets, each is clipped on its own.
+- density=schedule: a function of the step (0, 1, ...) giving the density to send at that
+  step, or None for the spec's own; dgc_warmup() makes DGC's exponential warm-up.
 
 Encoding runs on the host: CUDA buckets are copied to the CPU and back, and the collectives
-run on the bucket's device, so the hook works with gloo and NCCL alike.
+run on the bucket's device, so the hook is written to work with NCCL as with gloo; only the
+CPU path (gloo) is tested.
 """
 
+import math
 import time
 
 import torch
@@ -33,14 +46,19 @@ class HookState:
     call_seconds: (encode, decode, comm) seconds of every call, for medians
     """
 
-    def __init__(self, codec, error_feedback, momentum, process_group):
+    def __init__(self, codec, error_feedback, momentum, process_group, clip_norm=None, density=None):
         self.codec = codec
         self.error_feedback = error_feedback
         self.momentum = momentum
         self.process_group = process_group
+        self.clip_norm = clip_norm
+        self.density = density  # step -> density (None: the spec's), or None
         self.residuals = {}  # bucket index -> residual (CPU tensor, the bucket's dtype)
         self.velocities = {}  # bucket index -> DGC's momentum u
         self.frame_buffers = {}  # bucket index -> uint8 tensor of max_frame_size bytes
+        self.steps = {}  # bucket index -> hook calls so far: the step, for the density schedule
+        self.spec = codec.spec
+        self._codecs = {None: codec}  # density -> Codec compiled for it
         self.reset_counters()
 
     def reset_counters(self):
@@ -53,10 +71,26 @@ class HookState:
         self.comm_seconds = 0.0
         self.call_seconds = []
 
-    def set_codec(self, spec):
-        """Switches codec between steps (DGC's warm-up raises sparsity epoch by epoch); the
-        residuals carry over."""
-        self.codec = Codec(spec, self.codec.allow_nonfinite)
+    def codec_for_step(self, index):
+        """The codec for this bucket's next call: the spec's, or the density schedule's."""
+        step = self.steps.get(index, 0)
+        self.steps[index] = step + 1
+        density = None if self.density is None else self.density(step)
+        codec = self._codecs.get(density)
+        if codec is None:
+            codec = Codec(with_density(self.spec, density), self.codec.allow_nonfinite)
+            self._codecs[density] = codec
+        return codec
+
+    def clipped(self, grad, world):
+        """DGC's local clipping: this rank's share of the norm budget, c / sqrt(world)."""
+        if self.clip_norm is None:
+            return grad
+        limit = self.clip_norm / math.sqrt(world)
+        norm = float(torch.linalg.vector_norm(grad.float()))
+        if norm <= limit:
+            return grad
+        return grad * (limit / (norm + 1e-12))
 
     def _kept(self, table, index, like):
         # DDP rebuilds its buckets after the first step: a bucket of another size starts fresh.
@@ -66,10 +100,10 @@ class HookState:
             table[index] = kept
         return kept
 
-    def frame_buffer(self, index, values):
-        size = self.codec.max_frame_size(values.numel(), _DTYPES[values.dtype])
+    def frame_buffer(self, index, codec, values):
+        size = codec.max_frame_size(values.numel(), _DTYPES[values.dtype])
         buffer = self.frame_buffers.get(index)
-        if buffer is None or buffer.numel() != size:
+        if buffer is None or buffer.numel() < size:
             buffer = torch.empty(size, dtype=torch.uint8)
             self.frame_buffers[index] = buffer
         return buffer
@@ -94,6 +128,35 @@ class HookState:
 _DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64"}
 
 
+def with_density(spec, density):
+    """The sparse codec spec `spec` sending `density` instead ("dgc:density=0.001" with 0.25
+    gives "dgc:density=0.25"); None leaves it as it is."""
+    if density is None:
+        return spec
+    if not 0.0 < density <= 1.0:
+        raise ValueError(f"density must be in (0, 1], got {density}")
+    name, _, options = spec.partition(":")
+    kept = [o for o in options.split(",") if o and o.split("=")[0].strip() not in ("density", "count")]
+    return f"{name}:" + ",".join(kept + [f"density={density!r}"])
+
+
+def dgc_warmup(steps_per_stage, density, stages=4, start=0.25):
+    """DGC's density warm-up as a schedule for comm_hook(density=...): `stages` stages of
+    `steps_per_stage` steps whose density falls exponentially from `start` towards `density`
+    (0.25, 0.063, 0.016, 0.004 for a target of 0.001), then `density` itself."""
+    if steps_per_stage < 1 or stages < 0:
+        raise ValueError("dgc_warmup: steps_per_stage must be >= 1 and stages >= 0")
+    ratio = (density / start) ** (1.0 / stages) if stages else 1.0
+    levels = [start * ratio ** stage for stage in range(stages)]
+
+    def schedule(step):
+        stage = step // steps_per_stage
+        return levels[stage] if stage < stages else density
+
+    schedule.levels = levels
+    return schedule
+
+
 def encode_decode_allgather(state, index, grad):
     """The average over ranks of decode(encode(compensated grad)), as a CPU tensor."""
     group = state.process_group
@@ -102,10 +165,11 @@ def encode_decode_allgather(state, index, grad):
 
     started = time.perf_counter()
     first = started
-    values = state.compensated(index, grad.detach().to("cpu").contiguous())
+    codec = state.codec_for_step(index)
+    values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world))
     residual = torch.empty_like(values) if state.error_feedback else None
-    buffer = state.frame_buffer(index, values)
-    size = state.codec.encode_into(values, buffer, residual=residual)
+    buffer = state.frame_buffer(index, codec, values)
+    size = codec.encode_into(values, buffer, residual=residual)
     encoded = time.perf_counter()
     state.encode_seconds += encoded - started
 
@@ -115,7 +179,7 @@ def encode_decode_allgather(state, index, grad):
     dist.all_gather(sizes, own_size, group=group)
     sizes = [int(s.item()) for s in sizes]
     longest = max(sizes)
-    # Every rank's frame fits a buffer of max_frame_size (same codec, same bucket size).
+    # Every rank's frame fits its buffer of max_frame_size (same codec, same bucket size).
     padded = buffer[:longest].to(device)
     frames = [torch.empty(longest, dtype=torch.uint8, device=device) for _ in range(world)]
     dist.all_gather(frames, padded, group=group)
@@ -147,24 +211,34 @@ def encode_decode_allgather(state, index, grad):
     return total
 
 
-def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allow_nonfinite=False):
+def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allow_nonfinite=False,
+              clip_norm=None, density=None):
     """(state, hook) for DistributedDataParallel.register_comm_hook.
 
     spec: a gradcodec codec spec, e.g. "topk:density=0.01", "dgc:density=0.001".
     error_feedback: carry what the codec left out into the next step's bucket.
     momentum: DGC's momentum correction with this momentum (and factor masking).
     process_group: the group to communicate in (the default group when None).
+    clip_norm: DGC's local gradient clipping: each rank's bucket to norm clip_norm/sqrt(world).
+    density: a schedule, step -> density (or None for the spec's), for a sparse codec's spec;
+        dgc_warmup(steps_per_stage, target) gives DGC's warm-up.
     """
     if momentum is not None and not 0.0 <= momentum < 1.0:
         raise ValueError(f"momentum must be in [0, 1), got {momentum}")
-    state = HookState(Codec(spec, allow_nonfinite), error_feedback, momentum, process_group)
+    if clip_norm is not None and not clip_norm > 0.0:
+        raise ValueError(f"clip_norm must be positive, got {clip_norm}")
+    codec = Codec(spec, allow_nonfinite)
+    if density is not None:
+        Codec(with_density(spec, density(0)), allow_nonfinite)  # a bad spec fails here, not in training
+    state = HookState(codec, error_feedback, momentum, process_group, clip_norm, density)
 
     def hook(state, bucket):
         grad = bucket.buffer()
         if grad.dtype not in _DTYPES:
             raise TypeError(f"gradcodec hook: bucket of {grad.dtype}, expected a float type")
         average = encode_decode_allgather(state, bucket.index(), grad)
-        future = torch.futures.Future()
+        # A CUDA result needs the future to know its device, so that DDP waits on its stream.
+        future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
         future.set_result(average.to(grad.device, non_blocking=False))
         return future
 

@@ -57,12 +57,17 @@ def init(rank, world, port):
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
 
 
-SCENARIOS = [  # (codec spec, error feedback, DGC momentum)
-    ("topk:density=0.01,values=f32", True, None),
-    ("dgc:density=0.01", True, None),
-    ("rangeq:bits=8", True, None),
-    ("topk:density=0.01", False, None),
-    ("topk:density=0.01,values=f32", True, 0.9),
+CLIP = 3.0  # the buckets' norms are about 100: clipping always acts
+FALLING = [0.1, 0.03, None]  # a density schedule: step 0, step 1, then the spec's own
+
+SCENARIOS = [  # (codec spec, error feedback, DGC momentum, clip_norm, density schedule)
+    ("topk:density=0.01,values=f32", True, None, None, None),
+    ("dgc:density=0.01", True, None, None, None),
+    ("rangeq:bits=8", True, None, None, None),
+    ("topk:density=0.01", False, None, None, None),
+    ("topk:density=0.01,values=f32", True, 0.9, None, None),
+    ("topk:density=0.01,values=f32", True, 0.9, CLIP, None),
+    ("topk:density=0.01,values=f32", True, None, None, "falling"),
 ]
 
 
@@ -71,11 +76,18 @@ def hook_steps(rank, world, port, queue):
     init(rank, world, port)
     results = {}
     for scenario in SCENARIOS:
-        spec, error_feedback, momentum = scenario
-        state, hook = gctorch.comm_hook(spec, error_feedback=error_feedback, momentum=momentum)
+        spec, error_feedback, momentum, clip_norm, schedule = scenario
+        density = (lambda step: FALLING[step]) if schedule == "falling" else None
+        state, hook = gctorch.comm_hook(spec, error_feedback=error_feedback, momentum=momentum,
+                                        clip_norm=clip_norm, density=density)
         steps = []
         for step in range(3):
-            average = hook(state, Bucket(torch.from_numpy(bucket_of(rank, step)))).wait()
+            bucket = torch.from_numpy(bucket_of(rank, step))
+            average = hook(state, Bucket(bucket)).wait()
+            # The hook hands back a new tensor on the bucket's device and leaves the bucket alone.
+            assert average.device == bucket.device and average.dtype == bucket.dtype
+            assert average.data_ptr() != bucket.data_ptr()
+            np.testing.assert_array_equal(bucket.numpy(), bucket_of(rank, step))
             residual = state.residuals.get(0)
             velocity = state.velocities.get(0)
             steps.append((average.numpy().copy(), None if residual is None else residual.numpy().copy(),
@@ -88,12 +100,12 @@ def hook_steps(rank, world, port, queue):
 @pytest.fixture(scope="module")
 def hook_results():
     ranks = run_ranks(hook_steps)
-    return lambda scenario: [ranks[rank][scenario] for rank in range(2)]
+    return lambda *scenario: [ranks[rank][scenario] for rank in range(2)]
 
 
 @pytest.mark.parametrize("spec", ["topk:density=0.01,values=f32", "dgc:density=0.01", "rangeq:bits=8"])
 def test_the_hook_averages_each_ranks_decoded_frame_and_keeps_what_was_left_out(spec, hook_results):
-    results = hook_results((spec, True, None))
+    results = hook_results(spec, True, None, None, None)
     codec = gradcodec.Codec(spec)
     residuals = [np.zeros(SIZE, np.float32) for _ in range(2)]
     total_sent = [0, 0]
@@ -119,7 +131,7 @@ def test_the_hook_averages_each_ranks_decoded_frame_and_keeps_what_was_left_out(
 
 
 def test_without_error_feedback_the_hook_keeps_no_residual(hook_results):
-    results = hook_results(("topk:density=0.01", False, None))
+    results = hook_results("topk:density=0.01", False, None, None, None)
     codec = gradcodec.Codec("topk:density=0.01")
     for step in range(3):
         decoded = [gradcodec.decode(codec.encode(bucket_of(rank, step))) for rank in range(2)]
@@ -132,7 +144,7 @@ def test_without_error_feedback_the_hook_keeps_no_residual(hook_results):
 def test_momentum_correction_accumulates_velocity_and_masks_what_was_sent(hook_results):
     m = 0.9
     spec = "topk:density=0.01,values=f32"
-    results = hook_results((spec, True, m))
+    results = hook_results(spec, True, m, None, None)
     codec = gradcodec.Codec(spec)
     for rank in range(2):
         u = np.zeros(SIZE, np.float32)
@@ -146,6 +158,85 @@ def test_momentum_correction_accumulates_velocity_and_masks_what_was_sent(hook_r
             _, residual, velocity = results[rank][0][step]
             np.testing.assert_array_equal(residual, v)
             np.testing.assert_array_equal(velocity, u)
+            # Factor masking: both u and v are zero wherever a value was sent.
+            assert np.all(residual[sent != 0] == 0) and np.all(velocity[sent != 0] == 0)
+
+
+def test_local_clipping_scales_each_ranks_gradient_to_its_share_of_the_norm_before_accumulating(hook_results):
+    m = 0.9
+    spec = "topk:density=0.01,values=f32"
+    results = hook_results(spec, True, m, CLIP, None)
+    codec = gradcodec.Codec(spec)
+    limit = CLIP / np.sqrt(2)
+    sent_by_rank = []
+    for rank in range(2):
+        u = np.zeros(SIZE, np.float32)
+        v = np.zeros(SIZE, np.float32)
+        sent_steps = []
+        for step in range(3):
+            g = bucket_of(rank, step)
+            assert np.linalg.norm(g) > 10 * limit
+            clipped = (torch.from_numpy(g) * (limit / float(np.linalg.norm(g.astype(np.float64))))).numpy()
+            np.testing.assert_allclose(np.linalg.norm(clipped), limit, rtol=1e-5)
+            u = np.float32(m) * u + clipped
+            v = v + u
+            sent = gradcodec.decode(codec.encode(v))
+            v = v - sent
+            u[sent != 0] = 0
+            _, residual, velocity = results[rank][0][step]
+            np.testing.assert_allclose(residual, v, rtol=1e-5, atol=1e-7)
+            np.testing.assert_allclose(velocity, u, rtol=1e-5, atol=1e-7)
+            sent_steps.append(sent)
+        sent_by_rank.append(sent_steps)
+    for step in range(3):
+        average = results[0][0][step][0]
+        np.testing.assert_allclose(average, (sent_by_rank[0][step] + sent_by_rank[1][step]) / 2, rtol=1e-5, atol=1e-7)
+
+
+def test_a_density_schedule_changes_how_many_values_each_step_sends(hook_results):
+    spec = "topk:density=0.01,values=f32"
+    results = hook_results(spec, True, None, None, "falling")
+    residuals = [np.zeros(SIZE, np.float32) for _ in range(2)]
+    for step, density in enumerate(FALLING):
+        codec = gradcodec.Codec(gctorch.with_density(spec, density))
+        decoded = []
+        for rank in range(2):
+            compensated = bucket_of(rank, step) + residuals[rank]
+            rest = np.empty_like(compensated)
+            decoded.append(gradcodec.decode(codec.encode(compensated, residual=rest)))
+            assert np.count_nonzero(decoded[-1]) == int(np.ceil((density or 0.01) * SIZE))
+            residuals[rank] = rest
+            np.testing.assert_array_equal(results[rank][0][step][1], rest)
+        for rank in range(2):
+            np.testing.assert_array_equal(results[rank][0][step][0], (decoded[0] + decoded[1]) / np.float32(2))
+
+
+def test_with_density_rewrites_only_the_density_of_a_spec():
+    assert gctorch.with_density("dgc:density=0.001", 0.25) == "dgc:density=0.25"
+    assert gctorch.with_density("topk:count=7,values=f32", 0.5) == "topk:values=f32,density=0.5"
+    assert gctorch.with_density("sidco:dist=gpareto,density=0.01", None) == "sidco:dist=gpareto,density=0.01"
+    with pytest.raises(ValueError):
+        gctorch.with_density("topk:density=0.01", 0.0)
+
+
+def test_dgc_warmup_falls_exponentially_to_the_target_density():
+    schedule = gctorch.dgc_warmup(10, 0.001, stages=4)
+    levels = [schedule(step) for step in (0, 9, 10, 20, 30, 39, 40, 1000)]
+    np.testing.assert_allclose(levels[:2], [0.25, 0.25])
+    ratio = (0.001 / 0.25) ** 0.25
+    np.testing.assert_allclose(levels[2:6], [0.25 * ratio, 0.25 * ratio ** 2, 0.25 * ratio ** 3, 0.25 * ratio ** 3])
+    assert levels[6] == levels[7] == 0.001
+    with pytest.raises(ValueError):
+        gctorch.dgc_warmup(0, 0.001)
+
+
+def test_bad_hook_options_are_refused_before_training():
+    with pytest.raises(ValueError):
+        gctorch.comm_hook("topk:density=0.01", clip_norm=0.0)
+    with pytest.raises(ValueError):
+        gctorch.comm_hook("topk:density=0.01", momentum=1.0)
+    with pytest.raises(ValueError):
+        gctorch.comm_hook("rangeq:bits=8", density=lambda step: 0.1)  # rangeq has no density
 
 
 def ddp_step(rank, world, port, queue):

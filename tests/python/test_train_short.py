@@ -13,7 +13,7 @@ def test_short_compressed_training_learns_and_counts_bytes(tmp_path):
                     "--runs", "dense,topk-ef,dgc-ef", "--json", out], check=True, env=dict(os.environ))
     results = json.loads(out.read_text())["digits"]
     for run in results.values():
-        assert sum(run["losses"][-3:]) < sum(run["losses"][:3])
+        assert sum(run["losses"][-10:]) < sum(run["losses"][:10])
     dense = results["dense"]["bytes_dense_per_step"]
     assert results["topk-ef"]["bytes_dense_per_step"] == dense
     assert 0 < results["topk-ef"]["bytes_sent_per_step"] < dense / 50
