@@ -99,23 +99,63 @@ std::vector<PlaneMode> choose_plane_modes(int level, std::span<const std::uint8_
     return modes;
 }
 
-// Elements per piece when the split into planes is shared among threads.
-constexpr std::size_t kSplitPiece = std::size_t{1} << 18;
+// Elements per block of the split: a block's planes stay in cache on their way to zstd, so no
+// plane is ever held whole (a 94 MB tensor would otherwise need 47 MB of fresh scratch).
+constexpr std::size_t kBlock = std::size_t{1} << 16;
 
-void split_planes_parallel(std::span<const std::uint8_t> elements, std::size_t es,
-                           const std::vector<std::uint8_t*>& planes) {
-    parallel_pieces(elements.size() / es, kSplitPiece, [&](std::size_t first, std::size_t size) {
-        std::vector<std::uint8_t*> piece(es);
-        for (std::size_t k = 0; k < es; ++k) piece[k] = planes[k] + first;
-        split_planes(elements.data() + first * es, size, es, piece.data());
-    });
+// One zstd plane compressed as a stream, block by block, into a frame buffer of the worst-case
+// size, left uninitialised so that only the pages zstd writes are touched.
+struct PlaneStream {
+    std::size_t plane;
+    CCtx cctx;
+    std::unique_ptr<std::uint8_t[]> frame;
+    std::size_t capacity;
+    std::size_t size = 0;
+
+    PlaneStream(std::size_t k, int level, std::size_t n)
+        : plane(k),
+          cctx(make_cctx(level)),
+          frame(std::make_unique_for_overwrite<std::uint8_t[]>(ZSTD_compressBound(n))),
+          capacity(ZSTD_compressBound(n)) {
+        ZSTD_CCtx_setPledgedSrcSize(cctx.get(), n);  // the frame declares the plane's size
+    }
+
+    void feed(const std::uint8_t* bytes, std::size_t count, bool last) {
+        ZSTD_inBuffer in{bytes, count, 0};
+        ZSTD_outBuffer out{frame.get(), capacity, size};
+        const ZSTD_EndDirective directive = last ? ZSTD_e_end : ZSTD_e_continue;
+        std::size_t rc = 0;
+        do {
+            rc = ZSTD_compressStream2(cctx.get(), &out, &in, directive);
+            if (ZSTD_isError(rc))
+                fail(ErrorKind::io, std::string("zstd: ") + ZSTD_getErrorName(rc));
+        } while (in.pos < in.size || (last && rc != 0));
+        size = out.pos;
+    }
+};
+
+// Splits the elements block by block: planes with a place in `stored` are written there, and
+// each stream is fed its plane's block. Streams see the same blocks whichever call feeds them,
+// so their frames do not depend on how planes are shared among threads.
+void split_blocks(std::span<const std::uint8_t> elements, std::size_t es,
+                  const std::vector<std::uint8_t*>& stored, std::span<PlaneStream> streams) {
+    const std::size_t n = elements.size() / es;
+    const std::size_t stride = std::min(n, kBlock);
+    const auto buffer = std::make_unique_for_overwrite<std::uint8_t[]>(es * stride);
+    std::vector<std::uint8_t*> planes(es);
+    for (std::size_t first = 0; first < n; first += kBlock) {
+        const std::size_t size = std::min(kBlock, n - first);
+        for (std::size_t k = 0; k < es; ++k)
+            planes[k] = stored[k] ? stored[k] + first : buffer.get() + k * stride;
+        split_planes(elements.data() + first * es, size, es, planes.data());
+        for (PlaneStream& s : streams) s.feed(planes[s.plane], size, first + size == n);
+    }
 }
 
 // Payload: mode, plane count, plane modes, the stored planes, then each zstd plane as
-// (u64 length, frame). Stored planes come first so the split can write them in place. Each
-// zstd plane is compressed on its own (in parallel when allowed) into a buffer of the
-// worst-case size, left uninitialised so that only the pages zstd writes are touched; the
-// frames are then appended in plane order.
+// (u64 length, frame). Stored planes come first so the split can write them in place. On one
+// thread a single pass over the elements splits and compresses every plane; on more, each zstd
+// plane has a thread of its own and one more writes the stored planes.
 std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, std::size_t es,
                                         int level) {
     const std::size_t n = elements.size() / es;
@@ -124,36 +164,35 @@ std::vector<std::uint8_t> encode_planes(std::span<const std::uint8_t> elements, 
     out[0] = kBytePlanes;
     out[1] = static_cast<std::uint8_t>(es);
     std::copy(modes.begin(), modes.end(), out.begin() + 2);
-    std::vector<std::size_t> zstd_planes;
+    std::vector<PlaneStream> streams;
     for (std::size_t k = 0; k < es; ++k)
-        if (modes[k] == kPlaneZstd) zstd_planes.push_back(k);
-    const std::size_t stored = es - zstd_planes.size();
+        if (modes[k] == kPlaneZstd) streams.emplace_back(k, level, n);
+    const std::size_t stored = es - streams.size();
     const std::size_t stored_at = out.size();
-    const std::size_t bound = ZSTD_compressBound(n);
     // One reservation for the worst case: growing by doubling would briefly hold two copies.
-    out.reserve(stored_at + stored * n + zstd_planes.size() * (8 + bound));
+    out.reserve(stored_at + stored * n + streams.size() * (8 + ZSTD_compressBound(n)));
     advise_huge_pages(out.data(), out.capacity());
     out.resize(stored_at + stored * n);
-    const auto scratch = std::make_unique_for_overwrite<std::uint8_t[]>(zstd_planes.size() * n);
-    advise_huge_pages(scratch.get(), zstd_planes.size() * n);
-    std::vector<std::uint8_t*> planes(es);
-    for (std::size_t k = 0, s = 0, z = 0; k < es; ++k) {
-        planes[k] =
-            modes[k] == kPlaneStored ? out.data() + stored_at + n * s++ : scratch.get() + n * z++;
+    std::vector<std::uint8_t*> stored_planes(es, nullptr);
+    for (std::size_t k = 0, s = 0; k < es; ++k)
+        if (modes[k] == kPlaneStored) stored_planes[k] = out.data() + stored_at + n * s++;
+    if (codec_threads() <= 1 || streams.size() + (stored ? 1 : 0) <= 1) {
+        split_blocks(elements, es, stored_planes, streams);
+    } else {
+        const std::vector<std::uint8_t*> none(es, nullptr);
+        parallel_for(streams.size() + 1, [&](std::size_t t) {
+            if (t == streams.size()) {
+                if (stored) split_blocks(elements, es, stored_planes, {});
+                return;
+            }
+            split_blocks(elements, es, none, std::span<PlaneStream>(&streams[t], 1));
+        });
     }
-    split_planes_parallel(elements, es, planes);
-    std::vector<std::unique_ptr<std::uint8_t[]>> frames(zstd_planes.size());
-    std::vector<std::size_t> sizes(zstd_planes.size());
-    parallel_for(zstd_planes.size(), [&](std::size_t z) {
-        const CCtx cctx = make_cctx(level);
-        frames[z] = std::make_unique_for_overwrite<std::uint8_t[]>(bound);
-        sizes[z] = compress(cctx.get(), frames[z].get(), bound, planes[zstd_planes[z]], n);
-    });
-    for (std::size_t z = 0; z < zstd_planes.size(); ++z) {
+    for (PlaneStream& s : streams) {
         for (int b = 0; b < 8; ++b)
-            out.push_back(static_cast<std::uint8_t>(std::uint64_t{sizes[z]} >> (8 * b)));
-        out.insert(out.end(), frames[z].get(), frames[z].get() + sizes[z]);
-        frames[z].reset();
+            out.push_back(static_cast<std::uint8_t>(std::uint64_t{s.size} >> (8 * b)));
+        out.insert(out.end(), s.frame.get(), s.frame.get() + s.size);
+        s.frame.reset();
     }
     return out;
 }
