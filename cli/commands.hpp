@@ -70,6 +70,7 @@ struct SweepArgs {
     bool csv = false;
     std::string plot;  // FILE.svg
     bool force = false;
+    unsigned threads = 0;  // 0: every available core
 };
 
 struct SimulateArgs {
@@ -91,6 +92,7 @@ struct RepackArgs {
     bool force = false;
     bool quiet = false;
     bool allow_nonfinite = false;
+    unsigned threads = 0;  // 0: every available core
 };
 
 int run_encode(const EncodeArgs& args);

@@ -140,18 +140,41 @@ void DumpWriter::write(const LinkRecord& link) {
     add(place, Kind::link);
 }
 
-void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> values, hid_t dcpl) {
-    const std::string where = path_ + ": " + tensor.path;
-    Hid type = hdf5_type_of(tensor.dtype);
+Hid DumpWriter::create_dataset(const TensorRecord& tensor, hid_t type, hid_t dcpl,
+                               const std::string& where) {
     Hid space = make_dataspace(tensor.shape, where);
     Place place = locate(tensor.path, where);
     if (place.existing)
         fail(ErrorKind::damaged_stream, where + ": the stream names this object twice");
     errno = 0;
-    Hid id = created(H5Dcreate2(place.parent.get(), place.leaf.c_str(), type.get(), space.get(),
+    Hid id = created(H5Dcreate2(place.parent.get(), place.leaf.c_str(), type, space.get(),
                                 H5P_DEFAULT, dcpl, H5P_DEFAULT),
                      where, "cannot create the dataset");
     add(place, Kind::dataset);
+    return id;
+}
+
+void DumpWriter::write_chunks(const TensorRecord& tensor, hid_t dcpl,
+                              std::span<const ChunkBytes> chunks) {
+    const std::string where = path_ + ": " + tensor.path;
+    Hid type = hdf5_type_of(tensor.dtype);
+    Hid id = create_dataset(tensor, type.get(), dcpl, where);
+    for (const ChunkBytes& chunk : chunks) {
+        const std::vector<hsize_t> offset(chunk.offset.begin(), chunk.offset.end());
+        errno = 0;
+        if (H5Dwrite_chunk(id.get(), H5P_DEFAULT, 0, offset.data(), chunk.bytes.size(),
+                           chunk.bytes.data()) < 0) {
+            fail(ErrorKind::io, where + ": cannot write a chunk" +
+                                    (errno ? std::string(": ") + std::strerror(errno) : ""));
+        }
+    }
+    write_attributes(id.get(), tensor.attributes, where);
+}
+
+void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> values, hid_t dcpl) {
+    const std::string where = path_ + ": " + tensor.path;
+    Hid type = hdf5_type_of(tensor.dtype);
+    Hid id = create_dataset(tensor, type.get(), dcpl, where);
     if (!values.empty()) {
         errno = 0;
         if (H5Dwrite(id.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {

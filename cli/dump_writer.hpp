@@ -29,6 +29,13 @@ class DumpWriter {
     // `dcpl` sets the dataset's layout and filters (repack's chunks); the default is contiguous.
     void write(const TensorRecord& tensor, std::span<const std::byte> values,
                hid_t dcpl = H5P_DEFAULT);
+    // A chunked dataset whose chunks are stored as given, already filtered (repack encodes
+    // them on many threads; HDF5's filter pipeline would run one at a time).
+    struct ChunkBytes {
+        std::span<const std::uint64_t> offset;  // the chunk's first element, per dimension
+        std::span<const std::uint8_t> bytes;
+    };
+    void write_chunks(const TensorRecord& tensor, hid_t dcpl, std::span<const ChunkBytes> chunks);
     void close();  // flushes; errors are io errors naming the file
 
   private:
@@ -45,6 +52,8 @@ class DumpWriter {
         const Node* existing = nullptr;  // what `path` already names, if anything
     };
     Place locate(const std::string& path, const std::string& where);
+    Hid create_dataset(const TensorRecord& tensor, hid_t type, hid_t dcpl,
+                       const std::string& where);
     void add(const Place& place, Kind kind);
     std::string path_;
     Hid file_;

@@ -227,6 +227,7 @@ void add_repack(CLI::App& app, RepackArgs& a) {
         "Example:\n  gradcodec repack dump.h5 -o dump.rq8.h5 --codec rangeq:bits=8 --select "
         "'step_*/*'\n\n" +
         std::string(kExitCodeHelp));
+    add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_repack(a)); });
 }
 #endif
@@ -279,11 +280,15 @@ void add_sweep(CLI::App& app, SweepArgs& a) {
         "values;\n"
         "rel_l2 and cosine are over all of them; MB/s are input megabytes per second of encode "
         "(group\n"
-        "planning included) and decode, one thread. pareto: no other codec is both smaller and "
-        "closer.\n\n"
+        "planning included) and decode, each codec on one thread; with -T above 1 the codecs "
+        "run side by\n"
+        "side and share the memory bandwidth (use -T 1 to compare speeds). pareto: no other "
+        "codec is both\n"
+        "smaller and closer.\n\n"
         "Example:\n  gradcodec sweep dump.h5 --plot rd.svg\n  gradcodec sweep dump.h5 --codecs "
         "'topk:density=0.01;rangeq:bits=4' --json\n\n" +
         std::string(kExitCodeHelp));
+    add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_sweep(a)); });
 }
 

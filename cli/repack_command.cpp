@@ -1,6 +1,9 @@
 // repack: the same HDF5 tree with its selected float datasets chunked and filtered by
 // gradcodec, so the result stays a plain HDF5 file that any HDF5 reader with the plugin opens.
+#include <memory>
+
 #include "atomic_output.hpp"
+#include "chunk_frames.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "dump_writer.hpp"
@@ -9,15 +12,20 @@
 #include "gradcodec/gradcodec.hpp"
 #include "gradcodec_h5z.h"
 #include "hdf5_dump.hpp"
+#include "ordered_jobs.hpp"
 #include "output_path.hpp"
 
 namespace gradcodec::cli {
 namespace {
 
+// Datasets are read one at a time (HDF5 is not thread-safe); their chunks are encoded on many
+// threads and written in order, so the file does not depend on the thread count.
 struct Repacker {
     const RepackArgs& args;
-    const Codec& codec;
+    const Codec& codec;       // for a batch of small datasets, one thread each
+    const Codec& wide_codec;  // for a large dataset alone, with every thread
     DumpWriter& writer;
+    OrderedJobs& jobs;
     std::uint64_t matched = 0;
 
     bool filtered(const DumpDataset& d) const {
@@ -25,15 +33,38 @@ struct Repacker {
         return is_float(d.dtype) && !d.shape.empty() && selected(d.path, args.select);
     }
 
+    struct Job {
+        TensorRecord record;
+        std::vector<std::byte> values;
+        std::vector<std::uint64_t> chunk_dims;
+        std::vector<ChunkFrame> frames;
+    };
+
     void dataset(const DumpDataset& d) {
-        const auto values = d.read(args.input);
-        TensorRecord record{d.path, d.dtype, d.shape, d.attributes, 0, "", {}};
+        auto job = std::make_shared<Job>(
+            Job{TensorRecord{d.path, d.dtype, d.shape, d.attributes, 0, "", {}},
+                d.read(args.input),
+                {},
+                {}});
         if (!filtered(d)) {
-            writer.write(record, values);
+            jobs.add([this, job] { writer.write(job->record, job->values); });
             return;
         }
         ++matched;
+        job->chunk_dims = chunk_dims_for(d.shape, args.chunk);
         const std::string where = args.input + ": " + display_name(d.path);
+        jobs.add(
+            job->values.size(),
+            [this, job, where](unsigned threads) {
+                job->frames =
+                    encode_chunk_frames(threads > 1 ? wide_codec : codec, job->record.dtype,
+                                        job->record.shape, job->chunk_dims, job->values, where);
+                job->values = {};
+            },
+            [this, job, where] { write_filtered(*job, where); });
+    }
+
+    void write_filtered(const Job& job, const std::string& where) {
         const h5z::FilterParams params{
             GRADCODEC_H5Z_LAYOUT_VERSION,
             0,
@@ -41,9 +72,11 @@ struct Repacker {
             0,
             args.allow_nonfinite ? GRADCODEC_H5Z_FLAG_ALLOW_NONFINITE : 0u,
             codec.spec()};
-        Hid dcpl = filtered_creation_list(chunk_dims_for(d.shape, args.chunk), params, where);
+        Hid dcpl = filtered_creation_list(job.chunk_dims, params, where);
+        std::vector<DumpWriter::ChunkBytes> chunks;
+        for (const ChunkFrame& f : job.frames) chunks.push_back({f.offset, f.frame});
         try {
-            writer.write(record, values, dcpl.get());
+            writer.write_chunks(job.record, dcpl.get(), chunks);
         } catch (const Error&) {
             const std::string reason = last_filter_error();
             if (reason.empty()) throw;
@@ -67,21 +100,29 @@ Hid repack_file_access() {
     return fapl;
 }
 
-void repack(const RepackArgs& args, const Codec& codec, const std::string& path) {
+void repack(const RepackArgs& args, const Codec& codec, const Codec& wide_codec,
+            const std::string& path) {
     Hid input = open_dump(args.input);
     Hid fapl = repack_file_access();
     // The unnamed output file is reached through /proc/self/fd/N: HDF5's stdio driver follows it.
     if (path.rfind("/proc/self/fd/", 0) == 0) H5Pset_fapl_stdio(fapl.get());
     DumpWriter writer(path, args.output, fapl.get());
-    Repacker repacker{args, codec, writer};
+    OrderedJobs jobs(resolve_threads(args.threads));
+    Repacker repacker{args, codec, wide_codec, writer, jobs};
     Progress progress("repack", args.quiet);
-    walk_dump(args.input, input.get(),
-              {[&](const GroupRecord& g) { writer.write(g); },
-               [&](const DumpDataset& d) {
-                   progress.tick(display_name(d.path));
-                   repacker.dataset(d);
-               },
-               [&](const LinkRecord& l) { writer.write(l); }});
+    try {
+        walk_dump(args.input, input.get(),
+                  {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
+                   [&](const DumpDataset& d) {
+                       progress.tick(display_name(d.path));
+                       repacker.dataset(d);
+                   },
+                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }});
+    } catch (...) {
+        jobs.flush();  // an earlier dataset's error comes first, as it would on one thread
+        throw;
+    }
+    jobs.flush();
     writer.close();
     if (!args.select.empty() && repacker.matched == 0 && !args.quiet) {
         std::fprintf(
@@ -94,6 +135,8 @@ void repack(const RepackArgs& args, const Codec& codec, const std::string& path)
 
 int run_repack(const RepackArgs& args) {
     const Codec codec = Codec::compile(args.codec, EncodeOptions{args.allow_nonfinite});
+    const Codec wide_codec = Codec::compile(
+        args.codec, EncodeOptions{args.allow_nonfinite, resolve_threads(args.threads)});
     if (!h5z::codec_runs_per_chunk(codec.id())) {
         fail(ErrorKind::usage,
              "codec " + std::string(codec.name()) +
@@ -111,7 +154,7 @@ int run_repack(const RepackArgs& args) {
     register_gradcodec_filter();
     keep_filter_errors();
     AtomicOutput out(args.output, args.force);
-    repack(args, codec, out.open_path());
+    repack(args, codec, wide_codec, out.open_path());
     out.commit();
     return kExitOk;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "atomic_output.hpp"
@@ -11,6 +12,7 @@
 #include "dump_groups.hpp"
 #include "exit_codes.hpp"
 #include "hdf5_dump.hpp"
+#include "ordered_jobs.hpp"
 #include "output_path.hpp"
 #include "svg_plot.hpp"
 #include "unit_encoding.hpp"
@@ -204,6 +206,7 @@ int run_sweep(const SweepArgs& args) {
             fail(ErrorKind::usage, "--plot " + args.plot + ": the plot is SVG; name it FILE.svg");
         check_output_path(args.input, args.plot, args.force);
     }
+    const unsigned threads = resolve_threads(args.threads);
     Hid file = open_dump(args.input);
     const std::vector<DumpGroup> groups = float_groups(args.input, file.get(), args.select);
     if (groups.empty())
@@ -215,14 +218,26 @@ int run_sweep(const SweepArgs& args) {
         for (const UnitTensor& t : g.tensors)
             values.push_back(load_tensor(args.input, file.get(), t));
         const TensorLoader load = [&values](std::size_t i) { return values[i]; };
+        // The codecs run side by side on the step; each row's sums are added in row order, so
+        // the figures other than speed do not depend on the thread count.
+        OrderedJobs jobs(threads);
         for (Row& row : rows) {
-            try {
-                row.add(measure_unit(row.spec, scope, g.tensors, load, EncodeOptions{}));
-            } catch (const Error& e) {
-                fail(e.kind(), "codec " + row.spec.to_string() + ": " + e.what());
-            }
-            row.grouped = scope == Scope::group && has_group_scope(row.spec);
+            auto measured = std::make_shared<UnitMeasure>();
+            jobs.add(
+                0,
+                [&row, &g, &load, scope, measured](unsigned) {
+                    try {
+                        *measured = measure_unit(row.spec, scope, g.tensors, load, EncodeOptions{});
+                    } catch (const Error& e) {
+                        fail(e.kind(), "codec " + row.spec.to_string() + ": " + e.what());
+                    }
+                },
+                [&row, scope, measured] {
+                    row.add(*measured);
+                    row.grouped = scope == Scope::group && has_group_scope(row.spec);
+                });
         }
+        jobs.flush();
     }
     mark_pareto(rows);
     if (!args.plot.empty()) write_plot(args, rows);

@@ -1,6 +1,6 @@
 # --threads changes speed only: -T 1 and -T 4 write byte-identical streams for every codec (a
 # 17 MiB tensor split inside the codec, 200 small ones encoded side by side, and the sample
-# dump), and decode, inspect and fit give the same results.
+# dump), and decode, inspect, fit and sweep give the same results.
 source "$(dirname "$0")/testlib.bash"
 
 "$MAKE_BIG_DUMP" big.h5 17
@@ -31,6 +31,14 @@ if cmp -s one.json four.json; then pass "inspect --against: the same report"; el
 "$GC" fit "$SAMPLE" --json -T 1 > one.json
 "$GC" fit "$SAMPLE" --json -T 4 > four.json
 if cmp -s one.json four.json; then pass "fit: the same report"; else fail "fit reports differ"; fi
+
+# sweep runs its codecs side by side: every column but the speeds is the same on four threads.
+SWEEP_CODECS="lossless;cast:to=bf16;rangeq:bits=8;topk:density=0.01;dgc:density=0.01;fft:density=0.1"
+for scope in group tensor; do
+    "$GC" sweep "$SAMPLE" --codecs "$SWEEP_CODECS" --scope $scope --csv -T 1 | cut -d, -f1-6,9 > one.csv
+    "$GC" sweep "$SAMPLE" --codecs "$SWEEP_CODECS" --scope $scope --csv --threads 4 | cut -d, -f1-6,9 > four.csv
+    if [ "$(wc -l < one.csv)" = 7 ] && cmp -s one.csv four.csv; then pass "sweep --scope $scope: -T 1 and -T 4 rows identical"; else fail "sweep --scope $scope rows differ: $(diff one.csv four.csv)"; fi
+done
 
 "$MAKE_FIXTURE" fixture.h5
 expect_exit 0 "the fixture's every object kind round-trips on four threads" -- \

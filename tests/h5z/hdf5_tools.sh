@@ -65,6 +65,18 @@ expect_exit 0 "many-chunk lossless repack reads back exactly" -- with_plugin h5d
 with_plugin h5ls -v small.h5/step_00010/c2.weight > small_ls.txt 2>&1
 if grep -q "Chunks:.*{3, 32, 3, 3}" small_ls.txt; then pass "c2.weight {64,32,3,3} is cut into {3,32,3,3} chunks"; else fail "chunks: $(cat small_ls.txt)"; fi
 
+# --threads changes speed only: one and four threads store chunks of the same sizes and values
+# (the files differ only in HDF5's object timestamps).
+for spec in lossless rangeq:bits=8 topk:density=0.01; do
+    "$GC" repack "$SAMPLE" -o t1.h5 --codec "$spec" --chunk 1000 -T 1 -f -q
+    "$GC" repack "$SAMPLE" -o t4.h5 --codec "$spec" --chunk 1000 --threads 4 -f -q
+    if [ "$(stat -c %s t1.h5)" = "$(stat -c %s t4.h5)" ]; then pass "$spec: -T 1 and -T 4 files are the same size"; else fail "$spec: -T 1 and -T 4 sizes differ"; fi
+    expect_exit 0 "$spec: -T 1 and -T 4 files hold the same values" -- with_plugin h5diff t1.h5 t4.h5
+    with_plugin "$GC" inspect t1.h5 --json -T 1 > t1.json
+    with_plugin "$GC" inspect t4.h5 --json -T 1 > t4.json
+    if cmp -s t1.json t4.json; then pass "$spec: -T 1 and -T 4 chunks have the same sizes and codecs"; else fail "$spec: inspect reports differ"; fi
+done
+
 # A damaged chunk: HDF5 reports the read failure, inspect exits 3 naming the dataset.
 cp rq.h5 damaged.h5
 # Chunks are written in walk order: the last frame in the file is step_00090/fc.weight's.

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "common/parallel.hpp"
 #include "select/magnitude_scan.hpp"
 #include "select/threshold.hpp"
 #include "select/topk.hpp"
@@ -121,6 +122,36 @@ TEST_CASE("a top-k with many values in the k-th bucket takes the whole-tensor pa
     for (auto& v : x)
         v = std::bit_cast<float>(0x3f800000u | static_cast<std::uint32_t>(rng() % 65536));
     for (std::uint64_t k : {1ull, 77ull, 10000ull, 19999ull}) check_against_brute(x, k);
+}
+
+TEST_CASE("a small k on a large tensor is the exact top-k, whatever its sample suggests",
+          "[select][topk]") {
+    // Above 2^20 values a small k is first sought above a floor read from a sample of the
+    // tensor; each case below must still give the brute-force answer, on one thread and four.
+    std::mt19937_64 rng(11);
+    const std::size_t n = (std::size_t{1} << 20) + 17;
+    std::student_t_distribution<float> t3(3.0f);
+    std::vector<std::vector<float>> tensors;
+    auto& dense = tensors.emplace_back(n);  // typical gradients: the sample's floor holds
+    for (auto& v : dense) v = t3(rng) * 1e-3f;
+    auto& levels = tensors.emplace_back(n);  // few distinct magnitudes: ties at the cut
+    for (auto& v : levels) v = static_cast<float>(static_cast<int>(rng() % 9) - 4);
+    auto& hidden = tensors.emplace_back(n, 0.0f);  // the large values lie between the slices
+    for (std::size_t i = 0; i < n; ++i) hidden[i] = t3(rng) * 1e-6f;
+    for (std::size_t i = 3000; i < 9000; ++i) hidden[i] = 1.0f + static_cast<float>(i % 7);
+    auto& columns = tensors.emplace_back(n);  // a row-major matrix with zero columns
+    for (std::size_t i = 0; i < n; ++i) columns[i] = i % 1024 < 512 ? 0.0f : t3(rng);
+    tensors.emplace_back(n, 2.5f);  // all equal: every element reaches any floor
+    for (std::size_t t = 0; t < tensors.size(); ++t) {
+        for (const std::uint64_t k : {1ull, 700ull, 16000ull}) {
+            const auto expected = brute_topk(tensors[t], k);
+            for (const unsigned threads : {1u, 4u}) {
+                INFO("tensor " << t << " k=" << k << " threads=" << threads);
+                const ThreadScope scope(threads);
+                CHECK(select_topk(tensors[t], k).indices == expected);
+            }
+        }
+    }
 }
 
 TEST_CASE("the threshold selector keeps exactly |x| > T", "[select][threshold]") {

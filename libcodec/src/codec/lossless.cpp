@@ -55,16 +55,20 @@ struct DCtxDeleter {
 };
 using CCtx = std::unique_ptr<ZSTD_CCtx, CCtxDeleter>;
 
-// A zstd context per thread, kept across calls: creating one costs more than compressing a
-// small tensor. Byte planes of gradients are mostly entropy, not repetition: Huffman-coded
+// zstd contexts kept per thread across calls: creating one costs more than compressing a small
+// tensor. One call on one thread streams several planes at once, so a thread keeps one context
+// per slot. Byte planes of gradients are mostly entropy, not repetition: Huffman-coded
 // literals are forced on, which at low and negative levels zstd would otherwise skip.
-ZSTD_CCtx* thread_cctx(int level) {
-    static thread_local const CCtx cctx(ZSTD_createCCtx());
+ZSTD_CCtx* thread_cctx(std::size_t slot, int level) {
+    static thread_local std::vector<CCtx> contexts;
+    if (contexts.size() <= slot) contexts.resize(slot + 1);
+    if (!contexts[slot]) contexts[slot].reset(ZSTD_createCCtx());
+    ZSTD_CCtx* cctx = contexts[slot].get();
     if (!cctx) fail(ErrorKind::io, "zstd: cannot create a compression context");
-    ZSTD_CCtx_reset(cctx.get(), ZSTD_reset_session_and_parameters);
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_literalCompressionMode, ZSTD_ps_enable);
-    return cctx.get();
+    ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_enable);
+    return cctx;
 }
 
 std::size_t compress(ZSTD_CCtx* cctx, std::uint8_t* dst, std::size_t capacity,
@@ -96,73 +100,120 @@ std::vector<PlaneMode> choose_plane_modes(int level, std::span<const std::uint8_
     std::vector<PlaneMode> modes(es, kPlaneZstd);
     if (n <= kExactDecisionLimit) return modes;
     parallel_for(es, [&](std::size_t k) {
-        modes[k] = plane_worth_compressing(thread_cctx(level), elements, es, k) ? kPlaneZstd
-                                                                                : kPlaneStored;
+        modes[k] = plane_worth_compressing(thread_cctx(0, level), elements, es, k) ? kPlaneZstd
+                                                                                   : kPlaneStored;
     });
     return modes;
 }
 
-// Elements per piece when the split into planes is shared among threads.
-constexpr std::size_t kSplitPiece = std::size_t{1} << 18;
+// Elements per block of the split: a block's planes stay in cache on their way to zstd, so no
+// plane is ever held whole (a 94 MB tensor would otherwise need 47 MB of fresh scratch).
+constexpr std::size_t kBlock = std::size_t{1} << 16;
 
-void split_planes_parallel(std::span<const std::uint8_t> elements, std::size_t es,
-                           const std::vector<std::uint8_t*>& planes) {
-    parallel_pieces(elements.size() / es, kSplitPiece, [&](std::size_t first, std::size_t size) {
-        std::vector<std::uint8_t*> piece(es);
-        for (std::size_t k = 0; k < es; ++k) piece[k] = planes[k] + first;
-        split_planes(elements.data() + first * es, size, es, piece.data());
-    });
+// One zstd plane compressed as a stream, block by block, into a frame buffer of the worst-case
+// size, left uninitialised so that only the pages zstd writes are touched.
+// The context is set up on the thread that feeds the stream (see start).
+struct PlaneStream {
+    std::size_t plane;
+    std::size_t slot;  // which of the feeding thread's contexts
+    ZSTD_CCtx* cctx = nullptr;
+    std::unique_ptr<std::uint8_t[]> frame;
+    std::size_t capacity;
+    std::size_t size = 0;
+
+    PlaneStream(std::size_t k, std::size_t context_slot, std::size_t n)
+        : plane(k),
+          slot(context_slot),
+          frame(std::make_unique_for_overwrite<std::uint8_t[]>(ZSTD_compressBound(n))),
+          capacity(ZSTD_compressBound(n)) {}
+
+    void start(int level, std::size_t n) {
+        cctx = thread_cctx(slot, level);
+        ZSTD_CCtx_setPledgedSrcSize(cctx, n);  // the frame declares the plane's size
+    }
+
+    void feed(const std::uint8_t* bytes, std::size_t count, bool last) {
+        ZSTD_inBuffer in{bytes, count, 0};
+        ZSTD_outBuffer out{frame.get(), capacity, size};
+        const ZSTD_EndDirective directive = last ? ZSTD_e_end : ZSTD_e_continue;
+        std::size_t rc = 0;
+        do {
+            rc = ZSTD_compressStream2(cctx, &out, &in, directive);
+            if (ZSTD_isError(rc))
+                fail(ErrorKind::io, std::string("zstd: ") + ZSTD_getErrorName(rc));
+        } while (in.pos < in.size || (last && rc != 0));
+        size = out.pos;
+    }
+};
+
+// Splits the elements block by block: planes with a place in `stored` are written there, and
+// each stream is fed its plane's block. Streams see the same blocks whichever call feeds them,
+// so their frames do not depend on how planes are shared among threads.
+void split_blocks(std::span<const std::uint8_t> elements, std::size_t es, int level,
+                  const std::vector<std::uint8_t*>& stored, std::span<PlaneStream> streams) {
+    const std::size_t n = elements.size() / es;
+    for (PlaneStream& s : streams) s.start(level, n);
+    const std::size_t stride = std::min(n, kBlock);
+    const auto buffer = std::make_unique_for_overwrite<std::uint8_t[]>(es * stride);
+    std::vector<std::uint8_t*> planes(es);
+    for (std::size_t first = 0; first < n; first += kBlock) {
+        const std::size_t size = std::min(kBlock, n - first);
+        for (std::size_t k = 0; k < es; ++k)
+            planes[k] = stored[k] ? stored[k] + first : buffer.get() + k * stride;
+        split_planes(elements.data() + first * es, size, es, planes.data());
+        for (PlaneStream& s : streams) s.feed(planes[s.plane], size, first + size == n);
+    }
 }
 
 // Payload: mode, plane count, plane modes, the stored planes, then each zstd plane as
 // (u64 length, frame). Stored planes come first so the split writes them in place, straight
-// into the output. Each zstd plane is compressed on its own (in parallel when allowed) into a
-// buffer of the worst-case size, left uninitialised so that only the pages zstd writes are
-// touched; the frames are then appended in plane order. Returns false, having written
-// nothing, when the planes would not be smaller than the raw elements.
+// into the output. On one thread a single pass over the elements splits and compresses every
+// plane; on more, each zstd plane has a thread of its own and one more writes the stored
+// planes. Returns false, having written nothing, when the planes would not be smaller than
+// the raw elements.
 bool write_planes(std::span<const std::uint8_t> elements, std::size_t es, int level,
                   ByteOutput& out) {
     const std::size_t n = elements.size() / es;
     const std::vector<PlaneMode> modes = choose_plane_modes(level, elements, es);
-    std::vector<std::size_t> zstd_planes;
+    std::vector<PlaneStream> streams;
     for (std::size_t k = 0; k < es; ++k)
-        if (modes[k] == kPlaneZstd) zstd_planes.push_back(k);
-    const std::size_t stored = es - zstd_planes.size();
+        if (modes[k] == kPlaneZstd) streams.emplace_back(k, streams.size(), n);
+    const std::size_t stored = es - streams.size();
     const std::size_t header = 2 + es;
     const std::size_t raw_size = 1 + elements.size();
-    if (header + stored * n + 8 * zstd_planes.size() >= raw_size) return false;
+    if (header + stored * n + 8 * streams.size() >= raw_size) return false;
 
     const std::size_t start = out.size();
     std::uint8_t* head = out.extend(header + stored * n);
     head[0] = kBytePlanes;
     head[1] = static_cast<std::uint8_t>(es);
     std::copy(modes.begin(), modes.end(), head + 2);
-    const auto scratch = std::make_unique_for_overwrite<std::uint8_t[]>(zstd_planes.size() * n);
-    advise_huge_pages(scratch.get(), zstd_planes.size() * n);
-    std::vector<std::uint8_t*> planes(es);
-    for (std::size_t k = 0, s = 0, z = 0; k < es; ++k) {
-        planes[k] = modes[k] == kPlaneStored ? head + header + n * s++ : scratch.get() + n * z++;
+    std::vector<std::uint8_t*> stored_planes(es, nullptr);
+    for (std::size_t k = 0, s = 0; k < es; ++k)
+        if (modes[k] == kPlaneStored) stored_planes[k] = head + header + n * s++;
+    if (codec_threads() <= 1 || streams.size() + (stored ? 1 : 0) <= 1) {
+        split_blocks(elements, es, level, stored_planes, streams);
+    } else {
+        const std::vector<std::uint8_t*> none(es, nullptr);
+        parallel_for(streams.size() + 1, [&](std::size_t t) {
+            if (t == streams.size()) {
+                if (stored) split_blocks(elements, es, level, stored_planes, {});
+                return;
+            }
+            split_blocks(elements, es, level, none, std::span<PlaneStream>(&streams[t], 1));
+        });
     }
-    split_planes_parallel(elements, es, planes);
-
-    const std::size_t bound = ZSTD_compressBound(n);
-    std::vector<std::unique_ptr<std::uint8_t[]>> frames(zstd_planes.size());
-    std::vector<std::size_t> sizes(zstd_planes.size());
-    parallel_for(zstd_planes.size(), [&](std::size_t z) {
-        frames[z] = std::make_unique_for_overwrite<std::uint8_t[]>(bound);
-        sizes[z] = compress(thread_cctx(level), frames[z].get(), bound, planes[zstd_planes[z]], n);
-    });
     std::size_t total = header + stored * n;
-    for (const std::size_t size : sizes) total += 8 + size;
+    for (const PlaneStream& s : streams) total += 8 + s.size;
     if (total >= raw_size) {
         out.shrink_to(start);
         return false;
     }
     ByteWriter w(out);
-    for (std::size_t z = 0; z < zstd_planes.size(); ++z) {
-        w.u64(sizes[z]);
-        w.bytes({frames[z].get(), sizes[z]});
-        frames[z].reset();
+    for (PlaneStream& s : streams) {
+        w.u64(s.size);
+        w.bytes({s.frame.get(), s.size});
+        s.frame.reset();
     }
     return true;
 }

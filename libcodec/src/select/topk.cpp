@@ -5,7 +5,9 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "common/parallel.hpp"
@@ -146,6 +148,89 @@ void collect_candidates(std::span<const float> x, std::uint32_t lo, std::uint64_
     }
 }
 
+// Keeps, in index order, the candidates above the cut and the first `ties` at it.
+void keep_above_cut(Selection& s, const TopkCut& cut) {
+    std::uint64_t ties = cut.ties;
+    std::size_t out = 0;
+    for (std::size_t j = 0; j < s.values.size(); ++j) {
+        const std::uint32_t b = magnitude_bits(s.values[j]);
+        const bool keep = b > cut.bits || (b == cut.bits && ties > 0);
+        if (b == cut.bits && ties > 0) --ties;
+        s.indices[out] = s.indices[j];
+        s.values[out] = s.values[j];
+        out += keep ? 1 : 0;
+    }
+    s.indices.resize(out);
+    s.values.resize(out);
+}
+
+// A small k is first sought below a floor read from a sample: evenly spaced slices of
+// contiguous values (slices, not single values, so that few cache lines are read).
+constexpr std::size_t kSampleSlices = 64;
+constexpr std::size_t kSliceValues = 1024;
+constexpr std::size_t kSampleSize = kSampleSlices * kSliceValues;
+
+struct SampledFloor {
+    std::uint32_t bits;  // a magnitude pattern about `expected` elements reach
+    std::uint64_t expected;
+};
+
+// The floor that about 2k elements reach, from the sample: the sample's rank that maps to 2k
+// (at least 32, so that the estimate is not noise). None when the tensor is too small for a
+// sample to pay, or k too large for the floor to spare much of the tensor.
+std::optional<SampledFloor> sampled_floor(std::span<const float> x, std::uint64_t k) {
+    const std::size_t n = x.size();
+    if (n < 16 * kSampleSize || k > n / 64) return std::nullopt;
+    std::vector<std::uint32_t> sample;
+    sample.reserve(kSampleSize);
+    for (std::size_t slice = 0; slice < kSampleSlices; ++slice) {
+        const std::size_t first = slice * (n - kSliceValues) / (kSampleSlices - 1);
+        for (std::size_t i = first; i < first + kSliceValues; ++i) sample.push_back(pattern(&x[i]));
+    }
+    const std::uint64_t rank =
+        std::max<std::uint64_t>(32, (2 * k * kSampleSize + n - 1) / n);  // 1-based
+    const auto at = sample.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+    std::nth_element(sample.begin(), at, sample.end(), std::greater<>());
+    return SampledFloor{*at, rank * n / kSampleSize};
+}
+
+// Every element at or above the sampled floor, with its value, when there are at least k of
+// them (so the top k are among them) and not many more than expected. False otherwise: the
+// caller then takes the exact path through the histogram.
+bool collect_above_floor(std::span<const float> x, std::uint64_t k, const SampledFloor& floor,
+                         Selection& s) {
+    const std::uint64_t cap = 4 * floor.expected + 1024;
+    if (codec_threads() <= 1) {
+        // One pass: the count comes with the collection, which stops filling at the cap.
+        const std::uint64_t count = collect_at_least(x, floor.bits, cap, s.indices);
+        if (count < k || count > cap) return false;
+        s.values.resize(s.indices.size());
+        for (std::size_t j = 0; j < s.indices.size(); ++j) s.values[j] = x[s.indices[j]];
+        return true;
+    }
+    std::vector<std::uint64_t> counts(piece_count(x.size(), kScanPiece));
+    parallel_pieces(x.size(), kScanPiece, [&](std::size_t first, std::size_t size) {
+        counts[first / kScanPiece] = count_at_least(x.subspan(first, size), floor.bits);
+    });
+    std::uint64_t count = 0;
+    for (const std::uint64_t c : counts) count += c;
+    if (count < k || count > cap) return false;
+    collect_candidates(x, floor.bits, count, s.indices, s.values);
+    return true;
+}
+
+// The k-th largest magnitude pattern among the candidates, and how many at it are kept.
+TopkCut cut_among(std::span<const float> values, std::uint64_t k) {
+    std::vector<std::uint32_t> bits(values.size());
+    std::transform(values.begin(), values.end(), bits.begin(), magnitude_bits);
+    const auto at = bits.begin() + static_cast<std::ptrdiff_t>(k - 1);
+    std::nth_element(bits.begin(), at, bits.end(), std::greater<>());
+    const std::uint32_t cut = *at;
+    const auto above = static_cast<std::uint64_t>(std::count_if(
+        values.begin(), values.end(), [cut](float v) { return magnitude_bits(v) > cut; }));
+    return {cut, k - above};
+}
+
 }  // namespace
 
 std::uint64_t topk_count(std::uint64_t n, double density) {
@@ -179,6 +264,18 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
         s.threshold = std::numeric_limits<float>::infinity();
         return s;
     }
+    // Usual for small densities: a floor from a sample holds the top k and little more, so
+    // one vectorised pass replaces the histogram's increment per element.
+    if (const auto floor = sampled_floor(x, k)) {
+        if (collect_above_floor(x, k, *floor, s)) {
+            const TopkCut cut = cut_among(s.values, k);
+            keep_above_cut(s, cut);
+            s.threshold = std::bit_cast<float>(cut.bits);
+            return s;
+        }
+        s.indices.clear();
+        s.values.clear();
+    }
     const auto hist = high_histogram(x);
     const Bucket bucket = find_bucket(hist, k);
     const std::uint64_t candidates = bucket.above + hist[bucket.index];
@@ -194,18 +291,7 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
             if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
         }
         cut = cut_in_bucket(low, bucket.index, k - bucket.above);
-        std::uint64_t ties = cut.ties;
-        std::size_t out = 0;
-        for (std::size_t j = 0; j < s.values.size(); ++j) {
-            const std::uint32_t b = magnitude_bits(s.values[j]);
-            const bool keep = b > cut.bits || (b == cut.bits && ties > 0);
-            if (b == cut.bits && ties > 0) --ties;
-            s.indices[out] = s.indices[j];
-            s.values[out] = s.values[j];
-            out += keep ? 1 : 0;
-        }
-        s.indices.resize(out);
-        s.values.resize(out);
+        keep_above_cut(s, cut);
     } else {
         // A huge bucket (many equal magnitudes): histogram its low bits over the whole tensor.
         std::vector<std::uint64_t> low(kBuckets, 0);
