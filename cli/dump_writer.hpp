@@ -29,6 +29,9 @@ class DumpWriter {
     // `dcpl` sets the dataset's layout and filters (repack's chunks); the default is contiguous.
     void write(const TensorRecord& tensor, std::span<const std::byte> values,
                hid_t dcpl = H5P_DEFAULT);
+    // A typed dataset: its type description is checked before libhdf5 decodes it, and its
+    // elements may take at most `cap` bytes in memory (Error(limit) beyond).
+    void write(const TypedRecord& typed, std::uint64_t cap);
     void close();  // flushes; errors are io errors naming the file
 
   private:

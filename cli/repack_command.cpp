@@ -1,6 +1,7 @@
 // repack: the same HDF5 tree with its selected float datasets chunked and filtered by
 // gradcodec, so the result stays a plain HDF5 file that any HDF5 reader with the plugin opens.
 #include "atomic_output.hpp"
+#include "byte_budget.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "dump_writer.hpp"
@@ -81,7 +82,12 @@ void repack(const RepackArgs& args, const Codec& codec, const std::string& path)
                    progress.tick(display_name(d.path));
                    repacker.dataset(d);
                },
-               [&](const LinkRecord& l) { writer.write(l); }});
+               [&](const LinkRecord& l) { writer.write(l); },
+               [&](const TypedDataset& d) {
+                   progress.tick(display_name(d.path));
+                   const std::uint64_t cap = ByteBudget().tensor_cap();
+                   writer.write(d.read(args.input, cap), cap);
+               }});
     writer.close();
     if (!args.select.empty() && repacker.matched == 0 && !args.quiet) {
         std::fprintf(
