@@ -33,6 +33,31 @@ Attribute number(const std::string& name) {
     return a;
 }
 
+// HDF5 type descriptions (H5Tencode's bytes: 03 00, then a datatype message) built by hand.
+using Bytes = std::vector<std::uint8_t>;
+Bytes cat(std::initializer_list<Bytes> parts) {
+    Bytes out;
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+}
+const Bytes kPrefix{3, 0};
+const Bytes kInt32{0x10, 0x08, 0, 0, 4, 0, 0, 0, 0, 0, 32, 0};
+const Bytes kUint8{0x10, 0, 0, 0, 1, 0, 0, 0, 0, 0, 8, 0};
+const Bytes kVlenString = cat({{0x19, 1, 1, 0, 8, 0, 0, 0}, kUint8});
+const Bytes kSequenceHead{0x19, 0, 0, 0, 16, 0, 0, 0};  // followed by its base type
+
+TypedRecord typed(const Bytes& type, std::vector<std::uint64_t> shape, Bytes data) {
+    return TypedRecord{"/typed", std::move(shape), {}, type, std::move(data)};
+}
+
+Bytes nested_sequences(int depth) {
+    Bytes out = kPrefix;
+    for (int i = 0; i < depth; ++i)
+        out.insert(out.end(), kSequenceHead.begin(), kSequenceHead.end());
+    out.insert(out.end(), kInt32.begin(), kInt32.end());
+    return out;
+}
+
 using Case = std::function<void(StreamWriter&)>;
 
 }  // namespace
@@ -126,6 +151,83 @@ int main(int argc, char** argv) {
              std::string path;
              for (int i = 0; i < 2000; ++i) path += "/a";
              for (int i = 0; i < 20; ++i) w.write(tensor(path + "/t" + std::to_string(i)));
+         }},
+        {"typed-int",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, kInt32}), {2}, Bytes(8, 1)));
+         }},
+        {"typed-strings",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, kVlenString}), {2}, {2, 0, 0, 0, 'a', 'b', 0, 0, 0, 0}));
+         }},
+        {"typed-large-sequence",
+         [](StreamWriter& w) {
+             Bytes data{0xa0, 0x86, 0x01, 0};  // 100000 elements
+             data.resize(4 + 100000, 7);
+             w.write(typed(cat({kPrefix, kSequenceHead, kUint8}), {1}, data));
+         }},
+        {"typed-truncated-type",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, Bytes(kInt32.begin(), kInt32.end() - 2)}), {2}, Bytes(8)));
+         }},
+        {"typed-bad-prefix",
+         [](StreamWriter& w) {
+             w.write(typed(cat({{4, 0}, kInt32}), {2}, Bytes(8)));
+         }},
+        {"typed-trailing-type-byte",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, kInt32, {0}}), {2}, Bytes(8)));
+         }},
+        {"typed-garbled-type",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, {0x1f, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0xde, 0xad}}), {1},
+                           Bytes(1)));
+         }},
+        {"typed-array-rank-200",
+         [](StreamWriter& w) {
+             w.write(typed(
+                 cat({kPrefix, {0x2a, 0, 0, 0, 12, 0, 0, 0, 200, 0, 0, 0}, Bytes(1600), kInt32}),
+                 {1}, Bytes(12)));
+         }},
+        {"typed-array-size-mismatch",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix,
+                                {0x2a, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0},
+                                Bytes(4),
+                                kInt32}),
+                           {1}, Bytes(8)));
+         }},
+        {"typed-deep-nesting",
+         [](StreamWriter& w) { w.write(typed(nested_sequences(40), {1}, Bytes(4))); }},
+        {"typed-reference",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, {0x17, 0, 0, 0, 8, 0, 0, 0}}), {1}, Bytes(8)));
+         }},
+        {"typed-member-outside",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, {0x36, 1, 0, 0, 4, 0, 0, 0, 'a', 0, 2}, kInt32}), {1},
+                           Bytes(4)));
+         }},
+        {"typed-short-data",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, kInt32}), {4}, Bytes(12)));
+         }},
+        {"typed-long-data",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, kInt32}), {2}, Bytes(9)));
+         }},
+        {"typed-nul-in-string",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, kVlenString}), {1}, {3, 0, 0, 0, 'a', 0, 'b'}));
+         }},
+        {"typed-huge-sequence",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, kSequenceHead, kInt32}), {1},
+                           {0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4}));
+         }},
+        {"typed-huge-shape",
+         [](StreamWriter& w) {
+             w.write(typed(cat({kPrefix, kUint8}), {1ull << 40, 1ull << 20}, Bytes(1)));
          }},
         {"rank-32",
          [](StreamWriter& w) { w.write(tensor("/r", std::vector<std::uint64_t>(32, 1))); }},
