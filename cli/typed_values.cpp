@@ -184,8 +184,8 @@ struct Rebuilder {
 
     std::uint32_t length() {
         const auto b = take(4);
-        return static_cast<std::uint32_t>(b[0] | b[1] << 8 | b[2] << 16 |
-                                          std::uint32_t{b[3]} << 24);
+        return std::uint32_t{b[0]} | std::uint32_t{b[1]} << 8 | std::uint32_t{b[2]} << 16 |
+               std::uint32_t{b[3]} << 24;
     }
 
     std::byte* allocate(std::uint64_t count, std::uint64_t size) {

@@ -60,6 +60,8 @@ expect_exit 0 "typed datasets are still exact" -- bash -c "h5diff typed.h5 lossy
 if "$GC" repack --help > /dev/null 2>&1; then
     expect_exit 0 "repack carries typed datasets" -- "$GC" repack typed.h5 -o repacked.h5
     expect_exit 0 "unchanged" -- bash -c "h5diff typed.h5 repacked.h5 /meta /meta && h5diff typed.h5 repacked.h5 /kinds /kinds"
+    expect_exit 0 "inspect of the repacked file lists them" -- bash -c "'$GC' inspect --json repacked.h5 > repacked.json"
+    expect_exit 0 "as unfiltered typed rows" -- jq -e '(.tensors[] | select(.name == "meta/vlen_utf8") | .dtype == "hdf5 vlen string" and .codec == "unfiltered" and .elements == 4)' repacked.json
 fi
 
 # References point into the file: refused with a message naming the dataset, no output.

@@ -94,7 +94,7 @@ TEST_CASE("a newer minor version is accepted and a newer major refused", "[strea
         FAIL("accepted");
     } catch (const Error& e) {
         CHECK_THAT(e.what(),
-                   Catch::Contains("format version 2.0") && Catch::Contains("understands 1.1"));
+                   Catch::Contains("format version 2.1") && Catch::Contains("understands 1.1"));
     }
 }
 
