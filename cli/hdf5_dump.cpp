@@ -264,7 +264,8 @@ struct Walker {
         const std::string where = file + ": " + path;
         std::string why;
         auto layout = layout_of(type.get(), why);
-        if (!layout) {
+        if (layout) why = description_problem(encode_type(type.get(), where));
+        if (!layout || !why.empty()) {
             return unsupported(where + ": unsupported datatype (" + why +
                                "); gradcodec carries every other HDF5 datatype");
         }

@@ -132,12 +132,17 @@ class MessageCheck {
                 skip(members * base.size);
                 break;
             }
-            case kVariableLength:
+            case kVariableLength: {
+                const bool is_string = (flags & 0x0f) == 1;
                 if ((flags & 0x0f) > 1) bad("a variable-length kind HDF5 does not define");
-                if ((flags & 0x0f) == 1 && (((flags >> 4) & 0x0f) > 2 || ((flags >> 8) & 0x0f) > 1))
+                if (is_string && (((flags >> 4) & 0x0f) > 2 || ((flags >> 8) & 0x0f) > 1))
                     bad("a string padding or character set HDF5 does not define");
-                type(depth + 1);
+                const TypeFacts base = type(depth + 1);
+                // libhdf5 copies a string's strlen() times its base size: bytes, nothing else.
+                if (is_string && (base.type_class != kFixedPoint || base.size != 1))
+                    bad("a variable-length string whose characters are not single bytes");
                 break;
+            }
             case kArray:
                 array(version, size, depth);
                 break;
@@ -205,6 +210,18 @@ class MessageCheck {
 };
 
 }  // namespace
+
+std::string description_problem(std::span<const std::uint8_t> description) {
+    const std::string where = "type";
+    try {
+        MessageCheck(description, where).whole();
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        const std::string prefix = where + ": type description: ";
+        return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+    }
+    return {};
+}
 
 std::vector<std::uint8_t> encode_type(hid_t type, const std::string& where) {
     std::size_t size = 0;

@@ -16,6 +16,10 @@ namespace gradcodec::cli {
 // Type nesting deeper than this (a compound in an array in a sequence ...) is refused.
 inline constexpr int kMaxTypeDepth = 16;
 
+// What decode_type would refuse in `description`, or "" when it would accept it. encode asks
+// before it writes a type, so that what encode accepts, decode rebuilds.
+std::string description_problem(std::span<const std::uint8_t> description);
+
 // H5Tencode's bytes for `type`.
 std::vector<std::uint8_t> encode_type(hid_t type, const std::string& where);
 

@@ -57,6 +57,22 @@ expect_absent out.h5
 expect_exit 3 "and its record over --max-record-bytes" -- "$GC" decode streams/typed-large-sequence.gcs -o out.h5 --max-record-bytes 50000
 expect_absent out.h5
 
+# Typed records whose real type descriptions have random bytes changed (checksums valid): each is
+# decoded or refused with exit 3, never a crash, and inspect holds up the same way.
+mkdir mutants
+"$MAKE_HOSTILE" --mutants mutants 240 || fail "make_hostile_streams --mutants failed"
+crashes=0 decoded=0
+for m in mutants/*.gcs; do
+    "$GC" decode "$m" -o mutant.h5 --force 2>/dev/null
+    rc=$?
+    [ $rc -eq 0 ] && decoded=$((decoded + 1))
+    if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then crashes=$((crashes + 1)); echo "decode $m: exit $rc" >&2; fi
+    "$GC" inspect "$m" > /dev/null 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then crashes=$((crashes + 1)); echo "inspect $m: exit $rc" >&2; fi
+done
+if [ "$crashes" -eq 0 ]; then pass "240 mutated type descriptions: $decoded decode, the rest are refused, none crash"; else fail "$crashes crashes on mutated type descriptions"; fi
+
 # The end record must be the last: one byte after it is refused, by decode and by inspect.
 "$GC" encode "$SAMPLE" -o whole.gcs
 cp whole.gcs tail.gcs && printf 'x' >> tail.gcs
