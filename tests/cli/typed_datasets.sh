@@ -3,8 +3,8 @@
 # members), enum, array, opaque with a tag, bitfield, unusual floats, variable-length
 # sequences, empty and scalar datasets, and their attributes. decode rebuilds the same HDF5
 # types, shapes, values and attributes; references are refused, or skipped on request.
+TOOLS="$(cd "$(dirname "$0")/../tools" && pwd)"  # before testlib moves into its scratch folder
 source "$(dirname "$0")/testlib.bash"
-TOOLS="$(dirname "$0")/../tools"
 
 PY=""
 for candidate in python3 /usr/bin/python3; do
