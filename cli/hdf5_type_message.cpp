@@ -25,9 +25,15 @@ constexpr std::uint8_t kEncodedDatatype = 3;
 constexpr std::uint8_t kEncodingVersion = 0;
 constexpr std::size_t kMaxArrayRank = 32;
 
+// libhdf5 1.10 overruns its fill buffer for an element with variable-length parts whose file
+// size passes 1 MiB; real types with strings or sequences in them are far smaller than this.
+constexpr std::uint64_t kMaxVariableTypeSize = 1 << 16;
+
 struct TypeFacts {
     unsigned type_class;
     std::uint64_t size;
+    bool variable = false;  // holds a variable-length string or sequence
+    unsigned version = 1;
 };
 
 // Reads the message the way libhdf5's decoder does, but never past the description's end.
@@ -81,6 +87,14 @@ class MessageCheck {
         if (bits == 0 || first + bits > 8 * size) bad("a bit field outside the type's bytes");
     }
 
+    // libhdf5 refuses a member or base type of a later message version than its parent's.
+    TypeFacts part(int depth, unsigned parent_version) {
+        const TypeFacts facts = type(depth);
+        if (facts.version > parent_version)
+            bad("a member or base type of a later message version than its parent");
+        return facts;
+    }
+
     TypeFacts type(int depth) {
         if (depth > kMaxTypeDepth)
             bad("types nested deeper than " + std::to_string(kMaxTypeDepth) + " levels");
@@ -91,6 +105,7 @@ class MessageCheck {
         const std::uint64_t flags = le(3);
         const std::uint64_t size = le(4);
         if (size == 0) bad("a type of 0 bytes");
+        bool variable = false;
         switch (type_class) {
             case kFixedPoint:
             case kBitfield: {
@@ -120,11 +135,13 @@ class MessageCheck {
                 break;
             }
             case kCompound:
-                compound(version, flags & 0xffff, size, depth);
+                variable = compound(version, flags & 0xffff, size, depth);
                 break;
             case kEnum: {
                 const std::uint64_t members = flags & 0xffff;
-                const TypeFacts base = type(depth + 1);
+                if (members == 0) bad("an enum without members");
+                const TypeFacts base = part(depth + 1, version);
+                if (base.size != size) bad("an enum whose size is not its base's");
                 if (base.type_class != kFixedPoint)
                     bad("an enum over a type that is not an integer");
                 for (std::uint64_t i = 0; i < members; ++i) name(version);
@@ -137,14 +154,15 @@ class MessageCheck {
                 if ((flags & 0x0f) > 1) bad("a variable-length kind HDF5 does not define");
                 if (is_string && (((flags >> 4) & 0x0f) > 2 || ((flags >> 8) & 0x0f) > 1))
                     bad("a string padding or character set HDF5 does not define");
-                const TypeFacts base = type(depth + 1);
+                const TypeFacts base = part(depth + 1, version);
                 // libhdf5 copies a string's strlen() times its base size: bytes, nothing else.
                 if (is_string && (base.type_class != kFixedPoint || base.size != 1))
                     bad("a variable-length string whose characters are not single bytes");
+                variable = true;
                 break;
             }
             case kArray:
-                array(version, size, depth);
+                variable = array(version, size, depth);
                 break;
             case kTime:
                 bad("an HDF5 time type, which gradcodec does not carry");
@@ -153,10 +171,15 @@ class MessageCheck {
             default:
                 bad("unknown datatype class " + std::to_string(type_class));
         }
-        return {type_class, size};
+        if (variable && size > kMaxVariableTypeSize) {
+            bad("a type of " + std::to_string(size) +
+                " bytes with variable-length parts (at most " +
+                std::to_string(kMaxVariableTypeSize) + ")");
+        }
+        return {type_class, size, variable, version};
     }
 
-    void compound(unsigned version, std::uint64_t members, std::uint64_t size, int depth) {
+    bool compound(unsigned version, std::uint64_t members, std::uint64_t size, int depth) {
         if (members == 0) bad("a compound type without members");
         // Version 3 stores offsets in as few bytes as the compound's size needs.
         int offset_bytes = 4;
@@ -165,6 +188,7 @@ class MessageCheck {
             while ((size >> (log2 + 1)) != 0) ++log2;
             offset_bytes = log2 / 8 + 1;
         }
+        bool variable = false;
         for (std::uint64_t i = 0; i < members; ++i) {
             name(version);
             const std::uint64_t offset = le(offset_bytes);
@@ -182,13 +206,15 @@ class MessageCheck {
                     }
                 }
             }
-            const TypeFacts member = type(depth + 1);
+            const TypeFacts member = part(depth + 1, version);
             if (offset > size || member.size * elements > size - offset)
                 bad("a member that does not fit its compound");
+            variable = variable || member.variable;
         }
+        return variable;
     }
 
-    void array(unsigned version, std::uint64_t size, int depth) {
+    bool array(unsigned version, std::uint64_t size, int depth) {
         if (version < 2) bad("an array type in a version 1 message");
         const std::uint64_t rank = le(1);
         if (rank == 0 || rank > kMaxArrayRank) bad("an array of rank " + std::to_string(rank));
@@ -200,8 +226,9 @@ class MessageCheck {
             elements *= dim;
         }
         if (version < 3) skip(4 * rank);  // permutation
-        const TypeFacts base = type(depth + 1);
+        const TypeFacts base = part(depth + 1, version);
         if (base.size * elements != size) bad("an array whose size is not its elements' sizes");
+        return base.variable;
     }
 
     std::span<const std::uint8_t> bytes_;
