@@ -52,54 +52,53 @@ std::uint64_t inspect_hdf5_file(const std::string& file,
                                 const std::function<void(InspectedDataset&)>& visit) {
     register_gradcodec_filter();
     Hid root = open_dump(file);
-    walk_dump(
-        file, root.get(),
-        {[](const GroupRecord&) {},
-         [&](const DumpDataset& d) {
-             const std::string where = file + ": " + display_name(d.path);
-             InspectedDataset out{
-                 {}, TensorRecord{d.path, d.dtype, d.shape, {}, 0, "", {}}, d.read(file)};
-             const TensorMeta meta{where, d.dtype, d.shape};
-             out.row = InspectRow{display_name(d.path),
-                                  std::string(dtype_name(d.dtype)),
-                                  shape_to_string(d.shape),
-                                  "unfiltered",
-                                  d.shape,
-                                  meta.element_count(),
-                                  count_nonzero(d.dtype, out.decoded),
-                                  meta.byte_count(),
-                                  H5Dget_storage_size(d.id),
-                                  {},
-                                  {},
-                                  {},
-                                  {}};
-             if (const auto params = gradcodec_filter_of(d.id, where)) {
-                 describe_filtered(out, d.id, *params, where);
-             }
-             visit(out);
-         },
-         [](const LinkRecord&) {},
-         [&](const TypedDataset& d) {
-             // Typed datasets are never filtered: their serialised size and storage.
-             const TypedRecord record = d.read(file, ByteBudget().tensor_cap());
-             std::uint64_t elements = 1;
-             for (auto dim : d.shape) elements *= dim;
-             InspectedDataset out{{}, TensorRecord{d.path, DType::u8, d.shape, {}, 0, "", {}}, {}};
-             out.row = InspectRow{display_name(d.path),
-                                  "hdf5 " + type_summary(d.type.get()),
-                                  shape_to_string(d.shape),
-                                  "unfiltered",
-                                  d.shape,
-                                  elements,
-                                  elements,
-                                  record.data.size(),
-                                  H5Dget_storage_size(d.id),
-                                  {},
-                                  {},
-                                  {},
-                                  {}};
-             visit(out);
-         }});
+    // Typed datasets are never filtered: their row gives their serialised size and storage.
+    const auto typed = [&](const TypedDataset& d) {
+        const TypedRecord record = d.read(file, ByteBudget().tensor_cap());
+        std::uint64_t elements = 1;
+        for (auto dim : d.shape) elements *= dim;
+        InspectedDataset out{{}, TensorRecord{d.path, DType::u8, d.shape, {}, 0, "", {}}, {}};
+        out.row = InspectRow{display_name(d.path),
+                             "hdf5 " + type_summary(d.type.get()),
+                             shape_to_string(d.shape),
+                             "unfiltered",
+                             d.shape,
+                             elements,
+                             elements,
+                             record.data.size(),
+                             H5Dget_storage_size(d.id),
+                             {},
+                             {},
+                             {},
+                             {}};
+        visit(out);
+    };
+    walk_dump(file, root.get(),
+              {[](const GroupRecord&) {},
+               [&](const DumpDataset& d) {
+                   const std::string where = file + ": " + display_name(d.path);
+                   InspectedDataset out{
+                       {}, TensorRecord{d.path, d.dtype, d.shape, {}, 0, "", {}}, d.read(file)};
+                   const TensorMeta meta{where, d.dtype, d.shape};
+                   out.row = InspectRow{display_name(d.path),
+                                        std::string(dtype_name(d.dtype)),
+                                        shape_to_string(d.shape),
+                                        "unfiltered",
+                                        d.shape,
+                                        meta.element_count(),
+                                        count_nonzero(d.dtype, out.decoded),
+                                        meta.byte_count(),
+                                        H5Dget_storage_size(d.id),
+                                        {},
+                                        {},
+                                        {},
+                                        {}};
+                   if (const auto params = gradcodec_filter_of(d.id, where)) {
+                       describe_filtered(out, d.id, *params, where);
+                   }
+                   visit(out);
+               },
+               [](const LinkRecord&) {}, typed});
     hsize_t size = 0;
     check_status(H5Fget_filesize(root.get(), &size), ErrorKind::io, file, "cannot read its size");
     return size;
