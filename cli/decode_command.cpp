@@ -100,6 +100,13 @@ void decode_hdf5(const DecodeArgs& args, ByteBudget& budget, StreamReader& reade
                 jobs.add([&writer, g = *g] { writer.write(g); });
             if (const auto* l = std::get_if<LinkRecord>(&*record))
                 jobs.add([&writer, l = *l] { writer.write(l); });
+            if (auto* d = std::get_if<TypedRecord>(&*record)) {
+                progress.tick(display_name(d->path));
+                budget.take(args.input + ": " + display_name(d->path), d->data.size(), 1);
+                auto typed = std::make_shared<TypedRecord>(std::move(*d));
+                jobs.add(
+                    [&writer, typed, cap = budget.tensor_cap()] { writer.write(*typed, cap); });
+            }
             if (auto* t = std::get_if<TensorRecord>(&*record)) {
                 progress.tick(display_name(t->path));
                 const TensorMeta meta{args.input + ": " + display_name(t->path), t->dtype,

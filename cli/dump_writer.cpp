@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "hdf5_type_message.hpp"
 #include "hdf5_types.hpp"
+#include "typed_values.hpp"
 
 namespace gradcodec::cli {
 namespace {
@@ -183,6 +185,39 @@ void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> va
         }
     }
     write_attributes(id.get(), tensor.attributes, where);
+}
+
+void DumpWriter::write(const TypedRecord& typed, std::uint64_t cap) {
+    const std::string where = path_ + ": " + typed.path;
+    Hid type = decode_type(typed.type, where);
+    std::string why;
+    const auto layout = layout_of(type.get(), why);
+    if (!layout) fail(ErrorKind::damaged_stream, where + ": type description: " + why);
+    std::uint64_t count = 1;
+    for (auto d : typed.shape) {
+        if (d != 0 && count > UINT64_MAX / d)
+            fail(ErrorKind::damaged_stream, where + ": shape overflows 64 bits");
+        count *= d;
+    }
+    const RebuiltElements values = rebuild_elements(*layout, typed.data, count, cap, where);
+    Hid space = make_dataspace(typed.shape, where);
+    Place place = locate(typed.path, where);
+    if (place.existing)
+        fail(ErrorKind::damaged_stream, where + ": the stream names this object twice");
+    errno = 0;
+    Hid id = created(H5Dcreate2(place.parent.get(), place.leaf.c_str(), type.get(), space.get(),
+                                H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     where, "cannot create the dataset");
+    add(place, Kind::dataset);
+    if (!values.memory.empty()) {
+        errno = 0;
+        if (H5Dwrite(id.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.memory.data()) <
+            0) {
+            fail(ErrorKind::io, where + ": cannot write the values" +
+                                    (errno ? std::string(": ") + std::strerror(errno) : ""));
+        }
+    }
+    write_attributes(id.get(), typed.attributes, where);
 }
 
 void DumpWriter::close() {

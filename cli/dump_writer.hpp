@@ -36,6 +36,9 @@ class DumpWriter {
         std::span<const std::uint8_t> bytes;
     };
     void write_chunks(const TensorRecord& tensor, hid_t dcpl, std::span<const ChunkBytes> chunks);
+    // A typed dataset: its type description is checked before libhdf5 decodes it, and its
+    // elements may take at most `cap` bytes in memory (Error(limit) beyond).
+    void write(const TypedRecord& typed, std::uint64_t cap);
     void close();  // flushes; errors are io errors naming the file
 
   private:

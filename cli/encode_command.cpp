@@ -204,7 +204,13 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                                        std::move(job->attributes), std::move(job->encoded));
                      });
              },
-             [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }},
+             [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); },
+             [&](const TypedDataset& d) {
+                 progress.tick(display_name(d.path));
+                 auto record = std::make_shared<TypedRecord>(
+                     d.read(args.input, ByteBudget(args.max_tensor_bytes).tensor_cap()));
+                 jobs.add([&writer, record] { writer.write(*record); });
+             }},
             DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
                        args.skip_unsupported});
     } catch (...) {

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
 #include "cli_support.hpp"
+#include "hdf5_type_message.hpp"
 #include "hdf5_types.hpp"
 
 namespace gradcodec::cli {
@@ -248,11 +250,7 @@ struct Walker {
         Hid type =
             checked(H5Dget_type(id.get()), ErrorKind::bad_input, where, "cannot read its type");
         const auto dtype = dtype_of_hdf5(type.get());
-        if (!dtype) {
-            return unsupported(where + ": unsupported datatype (" + hdf5_class_name(type.get()) +
-                               "); gradcodec carries float (f16, bf16, f32, f64), integer and "
-                               "bool datasets");
-        }
+        if (!dtype) return typed(std::move(id), std::move(type), path);
         Hid space = checked(H5Dget_space(id.get()), ErrorKind::bad_input, where,
                             "cannot read its dataspace");
         auto shape = dataspace_shape(space.get(), where);
@@ -260,6 +258,56 @@ struct Walker {
         visitor.dataset(DumpDataset{path, *dtype, std::move(shape),
                                     read_attributes(id.get(), where), id.get()});
     }
+
+    void typed(Hid id, Hid type, const std::string& path) {
+        if (!visitor.typed) return;
+        const std::string where = file + ": " + path;
+        std::string why;
+        auto layout = layout_of(type.get(), why);
+        if (layout) why = description_problem(encode_type(type.get(), where));
+        if (!layout || !why.empty()) {
+            return unsupported(where + ": unsupported datatype (" + why +
+                               "); gradcodec carries every other HDF5 datatype");
+        }
+        Hid space = checked(H5Dget_space(id.get()), ErrorKind::bad_input, where,
+                            "cannot read its dataspace");
+        auto shape = dataspace_shape(space.get(), where);
+        limits.check_tensor(where, element_count(shape, where), layout->size);
+        visitor.typed(TypedDataset{path, std::move(shape), read_attributes(id.get(), where),
+                                   id.get(), std::move(type), std::move(*layout)});
+    }
+};
+
+// Where H5Dread puts variable-length parts: counted against the per-tensor cap as they are
+// allocated (a small file may declare huge strings), and freed however the read ends.
+struct VlenMemory {
+    std::uint64_t cap;
+    std::uint64_t spent = 0;
+    bool over_cap = false;
+    Hid transfer;
+    hid_t type = H5I_INVALID_HID, space = H5I_INVALID_HID;
+    void* buffer = nullptr;
+
+    VlenMemory(std::uint64_t memory_cap, std::uint64_t already)
+        : cap(memory_cap), spent(already), transfer(H5Pcreate(H5P_DATASET_XFER)) {
+        H5Pset_vlen_mem_manager(transfer.get(), allocate, this, release, nullptr);
+    }
+    VlenMemory(const VlenMemory&) = delete;
+    VlenMemory& operator=(const VlenMemory&) = delete;
+    ~VlenMemory() {
+        if (buffer) H5Dvlen_reclaim(type, space, transfer.get(), buffer);
+    }
+
+    static void* allocate(std::size_t size, void* self) {
+        auto& memory = *static_cast<VlenMemory*>(self);
+        if (size > memory.cap - memory.spent) {
+            memory.over_cap = true;
+            return nullptr;
+        }
+        memory.spent += size;
+        return std::malloc(size);
+    }
+    static void release(void* block, void*) { std::free(block); }
 };
 
 void read_values_into(const std::string& where, hid_t id, DType dtype, std::span<std::byte> out) {
@@ -277,6 +325,32 @@ std::vector<std::byte> read_values(const std::string& where, hid_t id, DType dty
 }
 
 }  // namespace
+
+TypedRecord TypedDataset::read(const std::string& file, std::uint64_t cap) const {
+    const std::string where = file + ": " + path;
+    TypedRecord record{path, shape, attributes, encode_type(type.get(), where), {}};
+    const std::uint64_t count = element_count(shape, where);
+    if (count == 0) return record;
+    Hid space = checked(H5Dget_space(id), ErrorKind::bad_input, where, "cannot read its dataspace");
+    std::vector<std::byte> memory(count * layout.size);
+    const bool variable = layout.kind != ElementLayout::Kind::fixed;
+    VlenMemory parts(cap, memory.size());
+    const herr_t status = H5Dread(id, type.get(), H5S_ALL, H5S_ALL,
+                                  variable ? parts.transfer.get() : H5P_DEFAULT, memory.data());
+    if (parts.over_cap) {
+        fail(ErrorKind::limit, where + ": its values take more than the cap of " +
+                                   std::to_string(cap) +
+                                   " bytes per tensor (raise it with --max-tensor-bytes)");
+    }
+    check_status(status, ErrorKind::bad_input, where, "cannot read values (damaged file?)");
+    if (variable) {
+        parts.type = type.get();
+        parts.space = space.get();
+        parts.buffer = memory.data();
+    }
+    record.data = serialise_elements(layout, memory, count, cap, where);
+    return record;
+}
 
 std::vector<std::byte> DumpDataset::read(const std::string& file) const {
     return read_values(file + ": " + path, id, dtype, element_count(shape, file + ": " + path));

@@ -9,6 +9,7 @@
 #include "byte_budget.hpp"
 #include "gradcodec/stream.hpp"
 #include "hdf5_handle.hpp"
+#include "typed_values.hpp"
 
 namespace gradcodec::cli {
 
@@ -26,10 +27,27 @@ struct DumpDataset {
     void read_into(const std::string& file, std::span<std::byte> out) const;
 };
 
+// A dataset of any other type gradcodec carries (strings, compound, enum, array, opaque,
+// variable-length, numbers of unusual layout): its values travel as a typed record.
+struct TypedDataset {
+    std::string path;
+    std::vector<std::uint64_t> shape;
+    std::vector<Attribute> attributes;
+    hid_t id;
+    Hid type;  // the memory type H5Dread fills
+    ElementLayout layout;
+    // The record: H5Tencode's description of the type and the serialised elements, which
+    // may take at most `cap` bytes (the per-tensor cap).
+    TypedRecord read(const std::string& file, std::uint64_t cap) const;
+};
+
 struct DumpVisitor {
     std::function<void(const GroupRecord&)> group;
     std::function<void(const DumpDataset&)> dataset;
     std::function<void(const LinkRecord&)> link;
+    // Null: the command does not carry typed datasets (fit, sweep: they are not gradients),
+    // and the walk passes them by without a word, reference datasets too.
+    std::function<void(const TypedDataset&)> typed = nullptr;
 };
 
 // Opens an HDF5 file for reading; "-" reads standard input into memory first.
@@ -53,8 +71,9 @@ struct DumpLimits {
 };
 
 // Visits groups before their members, members in name order, iteratively (deep trees up to
-// kMaxGroupDepth). Unsupported objects (named datatypes, user-defined links, unsupported
-// dataset types, external or virtual storage unless allowed) are errors, never skipped.
+// kMaxGroupDepth). Unsupported objects (named datatypes, user-defined links, reference
+// datasets, external or virtual storage unless allowed) are errors, or with skip_unsupported
+// warnings.
 void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor,
                const DumpLimits& limits = DumpLimits());
 

@@ -10,6 +10,7 @@
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
+#include "hdf5_type_message.hpp"
 #include "inspect_report.hpp"
 #ifdef GRADCODEC_HAVE_H5Z
 #include "inspect_filtered.hpp"
@@ -97,6 +98,32 @@ struct InspectJob {
         }
     }
 };
+
+// A typed dataset's row: its HDF5 type in brief (the description is checked as decode checks
+// it), its elements, and its data stored as it is.
+InspectRow typed_row(const std::string& file, const TypedRecord& d, std::uint64_t record_bytes) {
+    const std::string where = file + ": " + display_name(d.path);
+    const Hid type = decode_type(d.type, where);
+    std::uint64_t elements = 1;
+    for (auto dim : d.shape) {
+        if (dim != 0 && elements > UINT64_MAX / dim)
+            fail(ErrorKind::damaged_stream, where + ": shape overflows 64 bits");
+        elements *= dim;
+    }
+    return InspectRow{display_name(d.path),
+                      "hdf5 " + type_summary(type.get()),
+                      shape_to_string(d.shape),
+                      "typed",
+                      d.shape,
+                      elements,
+                      elements,
+                      d.data.size(),
+                      record_bytes,
+                      {},
+                      {},
+                      {},
+                      {}};
+}
 
 void add_bit_split(InspectRow& total, const InspectRow& row) {
     if (!row.position_bits) return;
@@ -224,6 +251,17 @@ int run_inspect(const InspectArgs& args) {
     OrderedJobs jobs(resolve_threads(args.threads));
     try {
         while (auto record = reader.next()) {
+            if (const auto* d = std::get_if<TypedRecord>(&*record)) {
+                InspectRow row = typed_row(args.input, *d, reader.last_record_bytes());
+                jobs.add([&, row, path = d->path] {
+                    report.total.elements += row.elements;
+                    report.total.kept += row.kept;
+                    report.total.bytes_in += row.bytes_in;
+                    add_to_group(groups, path, row, nullptr, {}, DType::u8);
+                    report.tensors.push_back(row);
+                });
+                continue;
+            }
             auto* t = std::get_if<TensorRecord>(&*record);
             if (!t) continue;
             ++tensors_seen;

@@ -1,5 +1,6 @@
 #include "inspect_filtered.hpp"
 
+#include "byte_budget.hpp"
 #include "cli_support.hpp"
 #include "common_values.hpp"
 #include "filtered_dataset.hpp"
@@ -51,6 +52,27 @@ std::uint64_t inspect_hdf5_file(const std::string& file,
                                 const std::function<void(InspectedDataset&)>& visit) {
     register_gradcodec_filter();
     Hid root = open_dump(file);
+    // Typed datasets are never filtered: their row gives their serialised size and storage.
+    const auto typed = [&](const TypedDataset& d) {
+        const TypedRecord record = d.read(file, ByteBudget().tensor_cap());
+        std::uint64_t elements = 1;
+        for (auto dim : d.shape) elements *= dim;
+        InspectedDataset out{{}, TensorRecord{d.path, DType::u8, d.shape, {}, 0, "", {}}, {}};
+        out.row = InspectRow{display_name(d.path),
+                             "hdf5 " + type_summary(d.type.get()),
+                             shape_to_string(d.shape),
+                             "unfiltered",
+                             d.shape,
+                             elements,
+                             elements,
+                             record.data.size(),
+                             H5Dget_storage_size(d.id),
+                             {},
+                             {},
+                             {},
+                             {}};
+        visit(out);
+    };
     walk_dump(file, root.get(),
               {[](const GroupRecord&) {},
                [&](const DumpDataset& d) {
@@ -76,7 +98,7 @@ std::uint64_t inspect_hdf5_file(const std::string& file,
                    }
                    visit(out);
                },
-               [](const LinkRecord&) {}});
+               [](const LinkRecord&) {}, typed});
     hsize_t size = 0;
     check_status(H5Fget_filesize(root.get(), &size), ErrorKind::io, file, "cannot read its size");
     return size;

@@ -119,8 +119,8 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
     add_allow_external(cmd, a.allow_external);
     cmd->add_flag(
         "--skip-unsupported", a.skip_unsupported,
-        "Leave out, with a warning, objects gradcodec cannot carry (string, compound and other "
-        "non-numeric datasets, named datatypes, user-defined links) instead of stopping");
+        "Leave out, with a warning, objects gradcodec cannot carry (object and region reference "
+        "datasets, named datatypes, user-defined links) instead of stopping");
     add_tensor_cap(cmd, a.max_tensor_bytes);
     cmd->add_flag("-f,--force", a.force, "Replace an existing OUTPUT");
     cmd->add_flag("-q,--quiet", a.quiet, "No notices or progress on stderr");

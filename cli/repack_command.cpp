@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "atomic_output.hpp"
+#include "byte_budget.hpp"
 #include "chunk_frames.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -117,7 +118,13 @@ void repack(const RepackArgs& args, const Codec& codec, const Codec& wide_codec,
                        progress.tick(display_name(d.path));
                        repacker.dataset(d);
                    },
-                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); }});
+                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); },
+                   [&](const TypedDataset& d) {
+                       progress.tick(display_name(d.path));
+                       const std::uint64_t cap = ByteBudget().tensor_cap();
+                       auto typed = std::make_shared<TypedRecord>(d.read(args.input, cap));
+                       jobs.add([&writer, typed, cap] { writer.write(*typed, cap); });
+                   }});
     } catch (...) {
         jobs.flush();  // an earlier dataset's error comes first, as it would on one thread
         throw;

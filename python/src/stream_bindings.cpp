@@ -46,7 +46,8 @@ class PyStreamReader {
         reader_.emplace(source_, limits);
     }
 
-    // The next tensor as (name, array, attrs); groups and links are skipped.
+    // The next tensor as (name, array, attrs); groups, links and typed datasets (strings,
+    // compound, ...: the gradcodec CLI rebuilds those as HDF5) are skipped.
     py::object next() {
         while (reader_) {
             std::optional<Record> record;

@@ -68,12 +68,16 @@ expect_refused 4 "a directory as raw input is an I/O error" "Is a directory" \
     -- encode folder.h5 --raw f32 --shape 4 -o out.gcs
 expect_refused 4 "a directory as stream input is an I/O error" "Is a directory" -- decode folder.h5 -o out.h5
 
-# Unsupported datatypes: a compound dataset is named, with what gradcodec carries instead.
+# A compound dataset is carried; a reference dataset is refused, naming it and what is carried.
 "$MAKE_FIXTURE" compound.h5 --compound
-expect_refused 3 "a compound dataset is refused" "/step_00010/pairs: unsupported datatype (compound)" \
-    -- encode compound.h5 -o out.gcs
-expect_stderr "gradcodec carries"
-expect_refused 3 "a compound dataset is refused when writing to stdout too" "unsupported datatype" \
-    -- encode compound.h5 -o - > stdout.gcs
-if [ ! -s stdout.gcs ] || ! grep -q "pairs" stdout.gcs; then pass "no compound data reached stdout"; else fail "stdout got the compound data"; fi
+expect_exit 0 "a compound dataset is carried" -- "$GC" encode compound.h5 -o compound.gcs
+expect_exit 0 "and rebuilt" -- "$GC" decode compound.gcs -o compound_out.h5
+expect_exit 0 "exactly" -- h5diff compound.h5 compound_out.h5 /step_00010/pairs /step_00010/pairs
+"$MAKE_FIXTURE" reference.h5 --reference
+expect_refused 3 "a reference dataset is refused" "/step_00010/pointer: unsupported datatype (a reference type" \
+    -- encode reference.h5 -o out.gcs
+expect_stderr "gradcodec carries every other HDF5 datatype"
+expect_refused 3 "a reference dataset is refused when writing to stdout too" "unsupported datatype" \
+    -- encode reference.h5 -o - > stdout.gcs
+if [ ! -s stdout.gcs ] || ! grep -q "pointer" stdout.gcs; then pass "no reference data reached stdout"; else fail "stdout got the reference data"; fi
 finish

@@ -63,12 +63,9 @@ expect_exit 3 "fit refuses it too" -- "$GC" fit unwritten.h5
 expect_exit 3 "an explicit --max-tensor-bytes applies" -- "$GC" encode small_unwritten.h5 -o out.gcs --max-tensor-bytes 1M
 expect_exit 0 "and a tensor under it passes" -- "$GC" encode small_unwritten.h5 -o small.gcs --max-tensor-bytes 4M
 
-# String datasets are refused by default; --skip-unsupported leaves them out with a warning.
+# String datasets (here written by the C library, without h5py) travel losslessly.
 "$MAKE" strings strings.h5
-expect_exit 3 "a string dataset is refused" -- "$GC" encode strings.h5 -o out.gcs
-expect_stderr "names_fixed: unsupported datatype (string)"
-expect_exit 0 "--skip-unsupported leaves it out" -- "$GC" encode strings.h5 -o skipped.gcs --skip-unsupported
-expect_stderr "warning"
-"$GC" decode skipped.gcs -o skipped.h5
-expect_exit 0 "and carries the rest" -- h5diff strings.h5 skipped.h5 /weights
+expect_exit 0 "string datasets are carried" -- "$GC" encode strings.h5 -o strings.gcs
+expect_exit 0 "and decoded" -- "$GC" decode strings.gcs -o strings_out.h5
+expect_exit 0 "to the same names and values" -- h5diff strings.h5 strings_out.h5
 finish

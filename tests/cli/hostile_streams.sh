@@ -7,10 +7,15 @@ MAKE_HOSTILE="$(dirname "$MAKE_FIXTURE")/make_hostile_streams"
 mkdir streams
 "$MAKE_HOSTILE" streams || fail "make_hostile_streams failed"
 # A group given twice is harmless (its attributes would collide, see root-group-twice).
-decodable="dot-dot-path duplicate-group group-after-child long-path rank-32 self-link zero-sized-dims"
+decodable="dot-dot-path duplicate-group group-after-child long-path rank-32 self-link zero-sized-dims
+           typed-int typed-strings typed-large-sequence"
 refused="dot-component group-under-external-link double-slash duplicate-attribute duplicate-tensor empty-attribute-name empty-path
          external-link-empty-file group-over-tensor link-empty-target link-over-tensor nul-in-path
-         parent-is-link relative-path root-as-tensor root-group-twice tensor-under-tensor trailing-slash"
+         parent-is-link relative-path root-as-tensor root-group-twice tensor-under-tensor trailing-slash
+         typed-truncated-type typed-bad-prefix typed-trailing-type-byte typed-garbled-type
+         typed-array-rank-200 typed-array-size-mismatch typed-deep-nesting typed-reference
+         typed-member-outside typed-short-data typed-long-data typed-nul-in-string
+         typed-huge-sequence typed-huge-shape"
 count=$(ls streams | wc -l)
 listed=$(echo deep-path $decodable $refused | wc -w)
 if [ "$count" -eq "$listed" ]; then pass "every hostile case is listed here"; else fail "$count streams, $listed listed"; fi
@@ -31,7 +36,7 @@ for name in $decodable; do
 done
 for name in $refused; do
     expect_exit 3 "$name is refused" -- "$GC" decode "streams/$name.gcs" -o out.h5
-    if grep -qE "damaged stream|twice|not a group|component" "$WORK/stderr"; then pass "$name: says why"; else fail "$name: $(cat "$WORK/stderr")"; fi
+    if grep -qE "damaged stream|twice|not a group|component|type description|typed data|over the cap" "$WORK/stderr"; then pass "$name: says why"; else fail "$name: $(cat "$WORK/stderr")"; fi
     expect_absent out.h5
     rm -f out.h5
 done
@@ -41,6 +46,32 @@ for name in deep-path $decodable $refused; do
     rc=$?
     if [ $rc -eq 0 ] || [ $rc -eq 3 ]; then pass "inspect $name exits $rc"; else fail "inspect $name exits $rc: $(cat "$WORK/stderr")"; fi
 done
+
+# A typed record's variable-length parts count against the per-tensor cap as they are rebuilt.
+expect_exit 3 "a sequence over --max-tensor-bytes is refused" -- "$GC" decode streams/typed-large-sequence.gcs -o out.h5 --max-tensor-bytes 50000
+expect_stderr "--max-tensor-bytes"
+expect_absent out.h5
+expect_exit 3 "and its data over --max-total-bytes" -- "$GC" decode streams/typed-large-sequence.gcs -o out.h5 --max-total-bytes 50000
+expect_stderr "--max-total-bytes"
+expect_absent out.h5
+expect_exit 3 "and its record over --max-record-bytes" -- "$GC" decode streams/typed-large-sequence.gcs -o out.h5 --max-record-bytes 50000
+expect_absent out.h5
+
+# Typed records whose real type descriptions have random bytes changed (checksums valid): each is
+# decoded or refused with exit 3, never a crash, and inspect holds up the same way.
+mkdir mutants
+"$MAKE_HOSTILE" --mutants mutants 240 || fail "make_hostile_streams --mutants failed"
+crashes=0 decoded=0
+for m in mutants/*.gcs; do
+    "$GC" decode "$m" -o mutant.h5 --force 2>/dev/null
+    rc=$?
+    [ $rc -eq 0 ] && decoded=$((decoded + 1))
+    if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then crashes=$((crashes + 1)); echo "decode $m: exit $rc" >&2; fi
+    "$GC" inspect "$m" > /dev/null 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then crashes=$((crashes + 1)); echo "inspect $m: exit $rc" >&2; fi
+done
+if [ "$crashes" -eq 0 ]; then pass "240 mutated type descriptions: $decoded decode, the rest are refused, none crash"; else fail "$crashes crashes on mutated type descriptions"; fi
 
 # The end record must be the last: one byte after it is refused, by decode and by inspect.
 "$GC" encode "$SAMPLE" -o whole.gcs

@@ -22,6 +22,13 @@ inline std::uint64_t decoded_digest(const std::string& path) {
                                                                           &XXH3_freeState);
     XXH3_64bits_reset(state.get());
     while (auto record = reader.next()) {
+        if (const auto* d = std::get_if<TypedRecord>(&*record)) {
+            // Typed datasets (format 1.1) travel as bytes: their path, type and data.
+            XXH3_64bits_update(state.get(), d->path.data(), d->path.size());
+            XXH3_64bits_update(state.get(), d->type.data(), d->type.size());
+            XXH3_64bits_update(state.get(), d->data.data(), d->data.size());
+            continue;
+        }
         const auto* t = std::get_if<TensorRecord>(&*record);
         if (!t) continue;
         const TensorMeta meta{t->path, t->dtype, t->shape};

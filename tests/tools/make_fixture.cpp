@@ -53,7 +53,8 @@ void attribute(hid_t where, const char* name, hid_t type, std::vector<hsize_t> d
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: make_fixture OUT.h5 [--overflow-f16|--compound|--nan]\n");
+        std::fprintf(stderr,
+                     "usage: make_fixture OUT.h5 [--overflow-f16|--compound|--reference|--nan]\n");
         return 2;
     }
     const std::string mode = argc > 2 ? argv[2] : "";
@@ -92,6 +93,11 @@ int main(int argc, char** argv) {
         H5Tinsert(pair, "b", 4, H5T_NATIVE_FLOAT);
         float data[4] = {1, 2, 3, 4};
         dataset(step, "pairs", pair, pair, {2}, data);
+    }
+    if (mode == "--reference") {
+        hobj_ref_t target{};
+        H5Rcreate(&target, step, "fc.weight", H5R_OBJECT, -1);
+        dataset(step, "pointer", H5T_STD_REF_OBJ, H5T_STD_REF_OBJ, {1}, &target);
     }
 
     double loss = 0.125;

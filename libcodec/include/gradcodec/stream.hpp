@@ -59,7 +59,20 @@ struct LinkRecord {
     std::string target_file;  // external links only
 };
 
-using Record = std::variant<GroupRecord, TensorRecord, LinkRecord>;
+// A dataset whose element type the tensor dtypes do not cover (strings, compound, enum, array,
+// opaque and variable-length types, numbers of unusual layout), carried losslessly as a type
+// description and the serialised elements (FORMAT.md 2.2, "Typed dataset record"). The library
+// checks only the framing; it never interprets `type` or `data`. gradcodec's CLI fills `type`
+// with HDF5's H5Tencode bytes and `data` with the elements in the format's layout.
+struct TypedRecord {
+    std::string path;
+    std::vector<std::uint64_t> shape;  // empty = scalar
+    std::vector<Attribute> attributes;
+    std::vector<std::uint8_t> type;  // 1 to 65536 bytes
+    std::vector<std::uint8_t> data;
+};
+
+using Record = std::variant<GroupRecord, TensorRecord, LinkRecord, TypedRecord>;
 
 // ---- byte transport ------------------------------------------------------------------------
 
@@ -130,6 +143,7 @@ class StreamWriter {
     void write(const GroupRecord& record);
     void write(const TensorRecord& record);
     void write(const LinkRecord& record);
+    void write(const TypedRecord& record);
     void finish();  // the end marker; a stream without it is truncated
     std::uint64_t records_written() const { return records_; }
 

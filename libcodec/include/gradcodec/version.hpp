@@ -8,7 +8,7 @@
 namespace gradcodec {
 
 inline constexpr std::uint16_t kFormatMajor = 1;
-inline constexpr std::uint16_t kFormatMinor = 0;
+inline constexpr std::uint16_t kFormatMinor = 1;  // 1.1: typed dataset records
 
 const char* library_version();
 std::string format_version_string();      // "1.0"

@@ -156,6 +156,23 @@ std::vector<std::uint8_t> tensor_head(const TensorRecord& record) {
     return out;
 }
 
+std::vector<std::uint8_t> typed_head(const TypedRecord& record) {
+    if (record.type.empty() || record.type.size() > kMaxTypeDescription) {
+        fail(ErrorKind::bad_input,
+             record.path + ": a type description of " + std::to_string(record.type.size()) +
+                 " bytes; the format carries 1 to " + std::to_string(kMaxTypeDescription));
+    }
+    std::vector<std::uint8_t> out;
+    ByteWriter w(out);
+    w.string(record.path);
+    put_shape(w, record.shape);
+    put_attributes(w, record.attributes);
+    w.u32(static_cast<std::uint32_t>(record.type.size()));
+    w.bytes(record.type);
+    w.u64(record.data.size());
+    return out;
+}
+
 GroupRecord parse_group(ByteReader& r) {
     GroupRecord g;
     g.path = read_object_path(r, true);
@@ -210,6 +227,36 @@ TensorRecord parse_tensor(std::vector<std::uint8_t>&& body, const std::string& w
     // The payload is the body's tail: move it down instead of holding a second copy.
     body.erase(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(payload_offset));
     t.payload = std::move(body);
+    return t;
+}
+
+TypedRecord parse_typed(std::vector<std::uint8_t>&& body, const std::string& what,
+                        const ReadLimits& limits) {
+    ByteReader r(body, what);
+    TypedRecord t;
+    t.path = read_object_path(r, false);
+    t.shape = get_shape(r);
+    const std::uint64_t n = element_count(r, t.shape);
+    if (n > limits.max_elements) {
+        fail(ErrorKind::limit,
+             t.path + ": shape " + shape_to_string(t.shape) + " declares " + std::to_string(n) +
+                 " elements, over the cap max_elements=" + std::to_string(limits.max_elements));
+    }
+    t.attributes = get_attributes(r);
+    const std::uint32_t type_length = r.u32();
+    if (type_length == 0 || type_length > kMaxTypeDescription) {
+        r.damaged("type description of " + std::to_string(type_length) + " bytes (1 to " +
+                  std::to_string(kMaxTypeDescription) + " allowed)");
+    }
+    const auto type = r.bytes(type_length);
+    t.type.assign(type.begin(), type.end());
+    const std::uint64_t data_length = r.u64();
+    const std::uint64_t data_offset = r.position();
+    r.bytes(data_length);
+    r.expect_end();
+    // The data is the body's tail: move it down instead of holding a second copy.
+    body.erase(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(data_offset));
+    t.data = std::move(body);
     return t;
 }
 

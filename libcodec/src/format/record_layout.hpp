@@ -14,11 +14,13 @@ inline constexpr std::uint32_t kMaxPathLength = 1 << 16;
 inline constexpr std::uint32_t kMaxSpecLength = 1 << 12;
 inline constexpr std::uint8_t kMaxRank = 32;
 inline constexpr std::uint16_t kMaxAttributes = 4096;
+inline constexpr std::uint32_t kMaxTypeDescription = 1 << 16;
 
 enum RecordKind : std::uint8_t {
     kRecordGroup = 1,
     kRecordTensor = 2,
     kRecordLink = 3,
+    kRecordTyped = 4,  // format 1.1; never marked skippable, so 1.0 readers refuse it
     kRecordEnd = 0xFF,
 };
 

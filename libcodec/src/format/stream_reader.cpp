@@ -181,6 +181,9 @@ std::optional<Record> StreamReader::next_record() {
         case kRecordTensor:
             ++index_;
             return parse_tensor(std::move(body), "damaged stream: " + named, limits_);
+        case kRecordTyped:
+            ++index_;
+            return parse_typed(std::move(body), "damaged stream: " + named, limits_);
         default:
             if (flags & kRecordFlagSkippable) {
                 ++index_;

@@ -67,6 +67,10 @@ void StreamWriter::write(const TensorRecord& record) {
     emit(kRecordTensor, tensor_head(record), record.payload);
 }
 
+void StreamWriter::write(const TypedRecord& record) {
+    emit(kRecordTyped, typed_head(record), record.data);
+}
+
 void StreamWriter::finish() {
     emit(kRecordEnd, little_endian64(records_), {});
     finished_ = true;
