@@ -58,9 +58,9 @@ typedef enum { GC_EXECUTION_CPU = 0, GC_EXECUTION_CUDA = 1 } gc_execution;
 
 /* Options for gc_codec_open_with; zero-initialise, then set what you need. */
 typedef struct {
-    int allow_nonfinite;    /* nonzero: carry NaN and infinities exactly where the codec can */
-    unsigned threads;       /* worker threads a codec may use per call; 0 or 1: the caller's only */
-    gc_execution execution; /* GC_EXECUTION_CPU (0) unless set */
+    int allow_nonfinite; /* nonzero: carry NaN and infinities exactly where the codec can */
+    unsigned threads;    /* worker threads a codec may use per call; 0 or 1: the caller's only */
+    int execution;       /* a gc_execution value; GC_EXECUTION_CPU (0) unless set */
 } gc_options;
 
 /* Compiles a codec spec such as "topk:density=0.01" or "rangeq:bits=8". */

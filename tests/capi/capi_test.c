@@ -120,7 +120,7 @@ static void execution_is_an_option(void) {
         CHECK(codec == NULL);
         CHECK(strstr(gc_last_error(), "execution cuda") != NULL);
     }
-    options.execution = (gc_execution)7;
+    options.execution = 7;
     CHECK(gc_codec_open_with("topk:density=0.5", &options, &codec) == GC_ERROR_USAGE);
     CHECK(strstr(gc_last_error(), "execution") != NULL);
 }
