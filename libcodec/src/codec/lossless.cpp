@@ -184,6 +184,9 @@ bool write_planes(std::span<const std::uint8_t> elements, std::size_t es, int le
     if (header + stored * n + 8 * streams.size() >= raw_size) return false;
 
     const std::size_t start = out.size();
+    // Planes are kept only below raw_size: reserving it keeps the stored planes, written in
+    // place, from being copied when the zstd frames are appended.
+    out.reserve(raw_size);
     std::uint8_t* head = out.extend(header + stored * n);
     head[0] = kBytePlanes;
     head[1] = static_cast<std::uint8_t>(es);

@@ -8,14 +8,16 @@
 namespace gradcodec {
 
 void ByteOutput::grow_to(std::size_t size) {
-    if (size > grow_->capacity()) {
-        // Geometric growth keeps byte-at-a-time writers linear; the new pages are advised
-        // before they are first touched.
-        const std::size_t capacity = std::max(size, 2 * grow_->capacity());
-        grow_->reserve(capacity);
-        advise_huge_pages(grow_->data() + grow_->size(), capacity - grow_->size());
-    }
+    // Geometric growth keeps byte-at-a-time writers linear.
+    if (size > grow_->capacity()) reserve_capacity(std::max(size, 2 * grow_->capacity()));
     grow_->resize(size);
+}
+
+// The new pages are advised before they are first touched.
+void ByteOutput::reserve_capacity(std::size_t capacity) {
+    if (capacity <= grow_->capacity()) return;
+    grow_->reserve(capacity);
+    advise_huge_pages(grow_->data() + grow_->size(), capacity - grow_->size());
 }
 
 void ByteOutput::fail_full(std::size_t needed) const {

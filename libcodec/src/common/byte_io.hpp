@@ -36,6 +36,11 @@ class ByteOutput {
         size_ = at + n;
         return data() + at;
     }
+    // Room for `n` more bytes without moving what is written: a writer that knows its bound
+    // asks once, so a large payload is never copied by a later small extend.
+    void reserve(std::size_t n) {
+        if (grow_) reserve_capacity(size_ + n);
+    }
     void shrink_to(std::size_t size) {
         size_ = size;
         if (grow_) grow_->resize(size);
@@ -45,6 +50,7 @@ class ByteOutput {
 
   private:
     void grow_to(std::size_t size);
+    void reserve_capacity(std::size_t capacity);
     [[noreturn]] void fail_full(std::size_t needed) const;
     std::vector<std::uint8_t>* grow_ = nullptr;
     std::span<std::uint8_t> fixed_;
