@@ -85,7 +85,7 @@ struct UnitPlanner {
             return UnitEncoder(chosen, Scope::group, unit, from_memory, options)
                 .encode(t.meta, data);
         }
-        return encode_with(Codec::compile(chosen, options), t.meta, data);
+        return encode_tensor(Codec::compile(chosen, options), t.meta, data);
     }
 
     EncodedTensor encode(const UnitTensor& t, std::span<const std::byte> data) {
@@ -126,18 +126,24 @@ struct Encoder {
     // at a time, in order; so does the GPU.
     bool serial() const { return codec.options().execution != Execution::cpu || planner.plans(); }
 
-    EncodedTensor encode(const std::string& path, DType dtype,
-                         const std::vector<std::uint64_t>& shape,
-                         const std::vector<Attribute>& attributes, std::span<const std::byte> data,
-                         unsigned threads) {
-        const TensorMeta meta{args.input + ": " + display_name(path), dtype, shape};
-        const bool apply = is_float(dtype) && selected(path, args.select);
-        if (apply && planner.plans()) {
-            return planner.encode(UnitTensor{path, meta, attributes}, data);
-        }
-        const Codec& chosen = apply ? codec : lossless;
+    bool applies(const std::string& path, DType dtype) const {
+        return is_float(dtype) && selected(path, args.select);
+    }
+    TensorMeta meta_of(const std::string& path, DType dtype,
+                       const std::vector<std::uint64_t>& shape) const {
+        return {args.input + ": " + display_name(path), dtype, shape};
+    }
+    // Whether the tensor is encoded by a compiled codec alone (no planner chooses for it).
+    bool direct(const std::string& path, DType dtype) const {
+        return !(applies(path, dtype) && planner.plans());
+    }
+
+    // `run(codec)` with the codec of a direct tensor.
+    template <class Run>
+    auto with_codec(const std::string& path, DType dtype, unsigned threads, Run&& run) const {
+        const Codec& chosen = applies(path, dtype) ? codec : lossless;
         try {
-            return encode_with(chosen.with_threads(threads), meta, data);
+            return run(chosen.with_threads(threads));
         } catch (const Error& e) {
             // A codec that cannot carry non-finite values refuses them even with
             // --allow-nonfinite: the message must not send the user to the flag they passed.
@@ -149,9 +155,38 @@ struct Encoder {
         }
     }
 
+    EncodedTensor encode(const std::string& path, DType dtype,
+                         const std::vector<std::uint64_t>& shape,
+                         const std::vector<Attribute>& attributes, std::span<const std::byte> data,
+                         unsigned threads) {
+        const TensorMeta meta = meta_of(path, dtype, shape);
+        if (!direct(path, dtype)) return planner.encode(UnitTensor{path, meta, attributes}, data);
+        return with_codec(path, dtype, threads,
+                          [&](const Codec& c) { return encode_tensor(c, meta, data); });
+    }
+
+    // A direct tensor encoded in place into `buffer` (taken at the codec's bound, its pages
+    // left untouched until the codec writes them) and written from there: no payload vector.
+    void encode_and_write(const std::string& path, DType dtype,
+                          const std::vector<std::uint64_t>& shape,
+                          const std::vector<Attribute>& attributes, std::span<const std::byte> data,
+                          unsigned threads, BufferPool& buffers) {
+        const TensorMeta meta = meta_of(path, dtype, shape);
+        with_codec(path, dtype, threads, [&](const Codec& c) {
+            PooledBuffer buffer = buffers.take(c.max_encoded_size(meta));
+            const std::span<std::uint8_t> out(
+                reinterpret_cast<std::uint8_t*>(buffer.bytes().data()), buffer.bytes().size());
+            const std::size_t size = c.encode_into(meta, data, out);
+            matched += applies(path, dtype) ? 1 : 0;
+            writer.write(TensorRecord{path, dtype, shape, attributes, c.id(), c.spec(), {}},
+                         out.first(size));
+            buffers.give_back(std::move(buffer));
+        });
+    }
+
     void write(std::string path, DType dtype, std::vector<std::uint64_t> shape,
                std::vector<Attribute> attributes, EncodedTensor encoded) {
-        matched += is_float(dtype) && selected(path, args.select) ? 1 : 0;
+        matched += applies(path, dtype) ? 1 : 0;
         writer.write(TensorRecord{std::move(path), dtype, std::move(shape), std::move(attributes),
                                   encoded.codec_id, std::move(encoded.spec),
                                   std::move(encoded.payload)});
@@ -163,6 +198,12 @@ void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
     ByteBudget(args.max_tensor_bytes)
         .check_tensor(args.input, meta.element_count(), dtype_size(meta.dtype));
     const RawInput input(args.input, meta.byte_count(), "the shape");
+    if (encoder.direct(kRawTensorPath, meta.dtype)) {
+        BufferPool buffers;
+        encoder.encode_and_write(kRawTensorPath, meta.dtype, meta.shape, {}, input.bytes(), threads,
+                                 buffers);
+        return;
+    }
     EncodedTensor encoded =
         encoder.encode(kRawTensorPath, meta.dtype, meta.shape, {}, input.bytes(), threads);
     encoder.write(kRawTensorPath, meta.dtype, meta.shape, {}, std::move(encoded));

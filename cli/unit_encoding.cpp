@@ -19,11 +19,6 @@ Scope parse_scope(const std::string& text) {
     fail(ErrorKind::usage, "--scope " + text + ": expected tensor or group");
 }
 
-EncodedTensor encode_with(const Codec& codec, const TensorMeta& meta,
-                          std::span<const std::byte> data) {
-    return {codec.id(), codec.spec(), codec.encode(meta, data)};
-}
-
 UnitEncoder::UnitEncoder(const CodecSpec& spec, Scope scope, std::span<const UnitTensor> unit,
                          const TensorLoader& load, const EncodeOptions& options) {
     if (scope != Scope::group || !has_group_scope(spec)) {
@@ -36,7 +31,7 @@ UnitEncoder::UnitEncoder(const CodecSpec& spec, Scope scope, std::span<const Uni
 }
 
 EncodedTensor UnitEncoder::encode(const TensorMeta& meta, std::span<const std::byte> data) {
-    return group_ ? group_->encode(meta, data) : encode_with(*codec_, meta, data);
+    return group_ ? group_->encode(meta, data) : encode_tensor(*codec_, meta, data);
 }
 
 UnitMeasure measure_unit(const CodecSpec& spec, Scope scope, std::span<const UnitTensor> unit,

@@ -15,10 +15,6 @@ enum class Scope { tensor, group };
 // "tensor" or "group"; Error(usage) otherwise.
 Scope parse_scope(const std::string& text);
 
-// One tensor through a compiled codec, as the record needs it.
-EncodedTensor encode_with(const Codec& codec, const TensorMeta& meta,
-                          std::span<const std::byte> data);
-
 // Encodes a unit's tensors in unit order. Under group scope, and when the codec has it, the
 // constructor plans the step's cut (reading each tensor through `load` a few times).
 class UnitEncoder {

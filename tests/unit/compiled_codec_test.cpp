@@ -64,6 +64,10 @@ TEST_CASE("a compiled codec writes the same payload as encode_tensor", "[codec][
         CHECK(codec.id() == reference.codec_id);
         CHECK(codec.spec() == reference.spec);
         CHECK(codec.encode(meta, as_bytes_of(x)) == reference.payload);
+        const EncodedTensor compiled = encode_tensor(codec, meta, as_bytes_of(x));
+        CHECK(compiled.codec_id == reference.codec_id);
+        CHECK(compiled.spec == reference.spec);
+        CHECK(compiled.payload == reference.payload);
     }
 }
 

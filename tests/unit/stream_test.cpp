@@ -121,3 +121,40 @@ TEST_CASE("a record length beyond the bytes that remain is refused without alloc
     const ErrorKind kind = kind_of_failure(bytes);
     CHECK((kind == ErrorKind::damaged_stream || kind == ErrorKind::limit));
 }
+
+TEST_CASE("a tensor record written from a separate payload has the bytes of one that owns it",
+          "[stream]") {
+    const auto values = laplace_values(1000, 3);
+    const TensorMeta meta{"w", DType::f32, {1000}};
+    const Codec codec = Codec::compile("rangeq:bits=8");
+    std::vector<std::uint8_t> buffer(codec.max_encoded_size(meta), 0xa5);
+    const std::size_t size = codec.encode_into(meta, as_bytes_of(values), buffer);
+    const TensorRecord header{"/step_1/w", DType::f32, {1000}, {}, codec.id(), codec.spec(), {}};
+    TensorRecord owning = header;
+    owning.payload.assign(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(size));
+
+    VectorSink from_record, from_span;
+    StreamWriter by_record(from_record), by_span(from_span);
+    by_record.write(owning);
+    by_span.write(header, std::span<const std::uint8_t>(buffer).first(size));
+    by_record.finish();
+    by_span.finish();
+    CHECK(from_span.bytes == from_record.bytes);
+    const auto records = read_all(from_span.bytes);
+    REQUIRE(records.size() == 1);
+    CHECK(std::get<TensorRecord>(records[0]).payload == owning.payload);
+}
+
+TEST_CASE("a tensor record with a payload of its own cannot be given a second one", "[stream]") {
+    VectorSink sink;
+    StreamWriter writer(sink);
+    const TensorRecord record{"/w", DType::f32, {1}, {}, 1, "lossless", {0, 0, 0, 0, 0}};
+    const std::vector<std::uint8_t> other{0, 1, 2, 3, 4};
+    try {
+        writer.write(record, other);
+        FAIL("the second payload was accepted");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::usage);
+        CHECK_THAT(e.what(), Catch::Matchers::Contains("/w"));
+    }
+}

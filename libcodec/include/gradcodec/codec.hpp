@@ -136,6 +136,10 @@ class Codec {
     EncodeOptions options_;
 };
 
+// One tensor through a compiled codec, with the id and spec its record needs.
+EncodedTensor encode_tensor(const Codec& codec, const TensorMeta& meta,
+                            std::span<const std::byte> data);
+
 // The name of the codec that writes payloads of this id; for id 4, shared by the threshold
 // selectors, that is "sparse". "" when unknown.
 std::string_view codec_name(std::uint16_t codec_id);

@@ -142,6 +142,10 @@ class StreamWriter {
     explicit StreamWriter(ByteSink& sink);  // writes the stream header at once
     void write(const GroupRecord& record);
     void write(const TensorRecord& record);
+    // The same record with `payload` as its payload, written from the caller's buffer (for
+    // Codec::encode_into into a reused one); record.payload must be empty. The bytes are
+    // those of write(record) with the payload moved in.
+    void write(const TensorRecord& record, std::span<const std::uint8_t> payload);
     void write(const LinkRecord& record);
     void write(const TypedRecord& record);
     void finish();  // the end marker; a stream without it is truncated

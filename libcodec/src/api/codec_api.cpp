@@ -21,7 +21,11 @@ void validate_codec_spec(const CodecSpec& spec) {
 
 EncodedTensor encode_tensor(const CodecSpec& spec, const TensorMeta& meta,
                             std::span<const std::byte> data, const EncodeOptions& options) {
-    const Codec codec = Codec::compile(spec, options);
+    return encode_tensor(Codec::compile(spec, options), meta, data);
+}
+
+EncodedTensor encode_tensor(const Codec& codec, const TensorMeta& meta,
+                            std::span<const std::byte> data) {
     return {codec.id(), codec.spec(), codec.encode(meta, data)};
 }
 

@@ -143,7 +143,7 @@ std::vector<std::uint8_t> link_body(const LinkRecord& record) {
     return out;
 }
 
-std::vector<std::uint8_t> tensor_head(const TensorRecord& record) {
+std::vector<std::uint8_t> tensor_head(const TensorRecord& record, std::uint64_t payload_size) {
     std::vector<std::uint8_t> out;
     ByteWriter w(out);
     w.string(record.path);
@@ -152,7 +152,7 @@ std::vector<std::uint8_t> tensor_head(const TensorRecord& record) {
     put_attributes(w, record.attributes);
     w.u16(record.codec_id);
     w.string(record.codec_spec);
-    w.u64(record.payload.size());
+    w.u64(payload_size);
     return out;
 }
 

@@ -12,8 +12,9 @@ namespace gradcodec {
 
 std::vector<std::uint8_t> group_body(const GroupRecord& record);
 std::vector<std::uint8_t> link_body(const LinkRecord& record);
-std::vector<std::uint8_t> tensor_head(const TensorRecord& record);  // up to the payload length
-std::vector<std::uint8_t> typed_head(const TypedRecord& record);    // up to the data length
+// Up to the payload length, which is `payload_size` (record.payload is not read).
+std::vector<std::uint8_t> tensor_head(const TensorRecord& record, std::uint64_t payload_size);
+std::vector<std::uint8_t> typed_head(const TypedRecord& record);  // up to the data length
 
 GroupRecord parse_group(ByteReader& r);
 LinkRecord parse_link(ByteReader& r);

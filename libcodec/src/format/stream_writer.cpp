@@ -64,7 +64,15 @@ void StreamWriter::write(const LinkRecord& record) {
     emit(kRecordLink, link_body(record), {});
 }
 void StreamWriter::write(const TensorRecord& record) {
-    emit(kRecordTensor, tensor_head(record), record.payload);
+    emit(kRecordTensor, tensor_head(record, record.payload.size()), record.payload);
+}
+
+void StreamWriter::write(const TensorRecord& record, std::span<const std::uint8_t> payload) {
+    if (!record.payload.empty())
+        fail(ErrorKind::usage, record.path +
+                                   ": a record written with a separate payload must "
+                                   "leave its own payload empty");
+    emit(kRecordTensor, tensor_head(record, payload.size()), payload);
 }
 
 void StreamWriter::write(const TypedRecord& record) {
