@@ -3,36 +3,113 @@
 
 Per codec: the median time of what the hook does to one step's gradient bucket on a rank of
 a 2-rank job, without the network: add the residual, encode with the residual, decode both
-ranks' frames and average them. The denominator is the median dense training step of the
-same CNN (forward, backward, optimizer step at the training runs' batch of 16 per rank)
-without its all-reduce, so the ratio is an upper bound of the overhead a real dense step
-would see. One thread.
+ranks' frames and average them. Both ways the hook can encode a bucket are timed: as one
+frame (what scripts/train-compressed uses) and per tensor (a frame per parameter).
 
-  PYTHONPATH=build/python nice bench/python_hook_overhead.py [--repeats 300]
+Two denominators, both medians at the training runs' batch of 16 per rank, one thread:
+- the dense step of the same CNN in this process without its all-reduce (forward, backward,
+  optimizer step): the smallest step there is, so the ratio is an upper bound;
+- the dense DDP step of 2 gloo processes on this machine, all-reduce included: the step the
+  hook replaces in training (rank 0's wall and CPU time, gloo's threads included).
+
+  PYTHONPATH=build/python bench/python_hook_overhead.py [--repeats 300]
 """
 import argparse
 import importlib.machinery
+import os
 import pathlib
+import socket
 import time
 
 import numpy as np
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
 
 import gradcodec
+import gradcodec.torch as gctorch
 
 SPECS = ["topk:density=0.01", "dgc:density=0.001", "sidco:dist=gpareto,density=0.01", "fft:density=0.1",
          "rangeq:bits=8"]
+SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "train-compressed"
 
 
 def median_ms(action, repeats):
+    """(wall, CPU) medians in ms: CPU time shows what the work costs when the machine is shared."""
     for _ in range(5):
         action()
-    times = []
+    wall, cpu = [], []
     for _ in range(repeats):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         action()
-        times.append(time.perf_counter() - started)
-    return 1000 * float(np.median(times))
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
+    return 1000 * float(np.median(wall)), 1000 * float(np.median(cpu))
+
+
+def training_script():
+    return importlib.machinery.SourceFileLoader("train_compressed", str(SCRIPT)).load_module()
+
+
+def dense_step_of(model, task, rank):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    batches = task.batches(rank, 2, seed=1)
+
+    def step():
+        optimizer.zero_grad()
+        task.loss(model, next(batches)).backward()
+        optimizer.step()
+
+    return step
+
+
+def ddp_rank(rank, port, repeats, queue):
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+    train = training_script()
+    task = train.Digits(batch=train.DIGITS_BATCH, epochs=1, lr=0.05)
+    torch.manual_seed(0)
+    model = task.model()
+    ddp = torch.nn.parallel.DistributedDataParallel(model)
+    timing = median_ms(dense_step_of(ddp, task, rank), repeats)
+    dist.destroy_process_group()
+    if rank == 0:
+        queue.put(timing)
+
+
+def ddp_step_ms(repeats):
+    """(wall, CPU) median ms of a dense DDP step on 2 gloo processes, from rank 0."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    context = mp.get_context("spawn")
+    queue = context.Queue()
+    ranks = [context.Process(target=ddp_rank, args=(r, port, repeats, queue)) for r in range(2)]
+    for p in ranks:
+        p.start()
+    timing = queue.get(timeout=600)
+    for p in ranks:
+        p.join()
+    return timing
+
+
+def hook_work(codec, bucket, spans):
+    """What the hook does to one bucket, frame by frame as gradcodec.torch does it."""
+    residual = torch.zeros_like(bucket)
+    new_residual = torch.empty_like(bucket)
+    total = torch.empty_like(bucket)
+    peer = torch.empty_like(bucket)
+    frames = torch.empty(sum(codec.max_frame_size(count, "f32") for _, count in spans), dtype=torch.uint8)
+
+    def work():
+        values = bucket + residual
+        sizes = gctorch.encode_spans(codec, values, new_residual, spans, frames)
+        payload = frames.numpy()
+        gctorch.decode_spans(payload, sizes, spans, total)
+        gctorch.decode_spans(payload, sizes, spans, peer)  # the other rank's frames cost the same
+        total.add_(peer).div_(2)
+
+    return work
 
 
 def main():
@@ -40,42 +117,29 @@ def main():
     parser.add_argument("--repeats", type=int, default=300)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    script = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "train-compressed"
-    train = importlib.machinery.SourceFileLoader("train_compressed", str(script)).load_module()
-
+    train = training_script()
     task = train.Digits(batch=train.DIGITS_BATCH, epochs=1, lr=0.05)  # the training runs' batch
     torch.manual_seed(0)
     model = task.model()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    batches = task.batches(0, 2, seed=1)
-
-    def dense_step():
-        optimizer.zero_grad()
-        task.loss(model, next(batches)).backward()
-        optimizer.step()
-
-    step_ms = median_ms(dense_step, args.repeats)
+    step_ms, step_cpu_ms = median_ms(dense_step_of(model, task, 0), args.repeats)
+    ddp_ms, ddp_cpu_ms = ddp_step_ms(args.repeats)
     # One real gradient, flattened the way DDP's bucket holds it.
     bucket = torch.cat([p.grad.flatten() for p in model.parameters()]).contiguous()
-    print(f"digits CNN: {bucket.numel()} parameters, dense step (no all-reduce) median {step_ms:.3f} ms")
-    print("| codec | hook codec work ms (median) | of the dense step |")
-    print("|---|---|---|")
+    offsets = np.cumsum([0] + [p.numel() for p in model.parameters()])
+    per_tensor = [(int(start), int(end - start)) for start, end in zip(offsets[:-1], offsets[1:])]
+    print(f"digits CNN: {bucket.numel()} parameters in {len(per_tensor)} tensors; median dense step "
+          f"without all-reduce {step_ms:.3f} ms (CPU {step_cpu_ms:.3f} ms), dense DDP step on 2 gloo "
+          f"ranks {ddp_ms:.3f} ms (CPU {ddp_cpu_ms:.3f} ms); load average {os.getloadavg()[0]:.2f}")
+    print("| codec | frames | hook codec work ms (median) | CPU ms | of the step without all-reduce "
+          "| of the dense DDP step |")
+    print("|---|---|---|---|---|---|")
     for spec in SPECS:
         codec = gradcodec.Codec(spec)
-        residual = torch.zeros_like(bucket)
-        new_residual = torch.empty_like(bucket)
-        total = torch.empty_like(bucket)
-        peer = torch.empty_like(bucket)
-
-        def hook_work():
-            values = bucket + residual
-            frame = codec.encode(values, residual=new_residual)
-            gradcodec.decode(frame, out=total)
-            gradcodec.decode(frame, out=peer)  # the other rank's frame costs the same
-            total.add_(peer).div_(2)
-
-        ms = median_ms(hook_work, args.repeats)
-        print(f"| `{spec}` | {ms:.3f} | {100 * ms / step_ms:.1f}% |")
+        for mode, spans in (("one per bucket", [(0, bucket.numel())]), ("one per tensor", per_tensor)):
+            ms, cpu_ms = median_ms(hook_work(codec, bucket, spans), args.repeats)
+            print(f"| `{spec}` | {mode} | {ms:.3f} | {cpu_ms:.3f} | {100 * ms / step_ms:.1f}% "
+                  f"| {100 * ms / ddp_ms:.1f}% |")
+    print(f"load average {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

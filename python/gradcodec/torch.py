@@ -21,6 +21,11 @@ The training-loop parts of Deep Gradient Compression are options:
   the bucket's: with several buckets, each is clipped on its own.
 - density=schedule: a function of the step (0, 1, ...) giving the density to send at that
   step, or None for the spec's own; dgc_warmup() makes DGC's exponential warm-up.
+- per_tensor=True: DGC selects per layer. The hook then encodes each parameter's gradient in
+  the bucket as a frame of its own, so a sparse codec keeps its density within every tensor
+  (at least one value of each) instead of across the flattened bucket, where tensors of
+  larger gradients crowd out the others. A rank sends its frames one after the other,
+  preceded by their sizes.
 
 Encoding runs on the host: CUDA buckets are copied to the CPU and back, and the collectives
 run on the bucket's device, so the hook is written to work with NCCL as with gloo; only the
@@ -100,8 +105,8 @@ class HookState:
             table[index] = kept
         return kept
 
-    def frame_buffer(self, index, codec, values):
-        size = codec.max_frame_size(values.numel(), _DTYPES[values.dtype])
+    def frame_buffer(self, index, codec, values, spans):
+        size = sum(codec.max_frame_size(count, _DTYPES[values.dtype]) for _, count in spans)
         buffer = self.frame_buffers.get(index)
         if buffer is None or buffer.numel() < size:
             buffer = torch.empty(size, dtype=torch.uint8)
@@ -157,32 +162,70 @@ def dgc_warmup(steps_per_stage, density, stages=4, start=0.25):
     return schedule
 
 
-def encode_decode_allgather(state, index, grad):
-    """The average over ranks of decode(encode(compensated grad)), as a CPU tensor."""
+def tensor_spans(bucket):
+    """(offset, count) of each parameter's gradient in the bucket's flat buffer, in order.
+    Raises unless they tile the buffer exactly: a value outside every span would never be sent."""
+    buffer = bucket.buffer()
+    base, width = buffer.data_ptr(), buffer.element_size()
+    spans = sorted(((g.data_ptr() - base) // width, g.numel()) for g in bucket.gradients())
+    end = 0
+    for offset, count in spans:
+        if offset != end:
+            raise RuntimeError(f"gradcodec hook: bucket {bucket.index()}: its gradients do not tile its buffer")
+        end = offset + count
+    if end != buffer.numel():
+        raise RuntimeError(f"gradcodec hook: bucket {bucket.index()}: its gradients do not tile its buffer")
+    return spans
+
+
+def encode_spans(codec, values, residual, spans, buffer):
+    """Encodes values[offset:offset + count] of every span as its own frame, one after the other
+    in buffer (residuals likewise into residual); returns the frames' sizes."""
+    sizes, at = [], 0
+    for offset, count in spans:
+        rest = None if residual is None else residual[offset:offset + count]
+        size = codec.encode_into(values[offset:offset + count], buffer[at:], residual=rest)
+        sizes.append(size)
+        at += size
+    return sizes
+
+
+def decode_spans(payload, sizes, spans, out):
+    at = 0
+    for (offset, count), size in zip(spans, sizes):
+        decode(payload[at:at + size], out=out[offset:offset + count])
+        at += size
+
+
+def encode_decode_allgather(state, index, grad, spans=None):
+    """The average over ranks of decode(encode(compensated grad)), as a CPU tensor. spans:
+    the (offset, count) pieces of the bucket to encode as separate frames; None: one frame."""
     group = state.process_group
     world = dist.get_world_size(group)
     device = grad.device
+    spans = spans or [(0, grad.numel())]
 
     started = time.perf_counter()
     first = started
     codec = state.codec_for_step(index)
     values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world))
     residual = torch.empty_like(values) if state.error_feedback else None
-    buffer = state.frame_buffer(index, codec, values)
-    size = codec.encode_into(values, buffer, residual=residual)
+    buffer = state.frame_buffer(index, codec, values, spans)
+    frame_sizes = encode_spans(codec, values, residual, spans, buffer)
+    size = sum(frame_sizes)
     encoded = time.perf_counter()
     state.encode_seconds += encoded - started
 
     started = encoded
-    own_size = torch.tensor([size], dtype=torch.int64, device=device)
-    sizes = [torch.empty_like(own_size) for _ in range(world)]
-    dist.all_gather(sizes, own_size, group=group)
-    sizes = [int(s.item()) for s in sizes]
-    longest = max(sizes)
-    # Every rank's frame fits its buffer of max_frame_size (same codec, same bucket size).
+    own_sizes = torch.tensor(frame_sizes, dtype=torch.int64, device=device)
+    gathered_sizes = [torch.empty_like(own_sizes) for _ in range(world)]
+    dist.all_gather(gathered_sizes, own_sizes, group=group)
+    gathered_sizes = [s.tolist() for s in gathered_sizes]
+    longest = max(sum(s) for s in gathered_sizes)
+    # Every rank's frames fit its buffer of max_frame_size per span (same codec, same bucket).
     padded = buffer[:longest].to(device)
-    frames = [torch.empty(longest, dtype=torch.uint8, device=device) for _ in range(world)]
-    dist.all_gather(frames, padded, group=group)
+    payloads = [torch.empty(longest, dtype=torch.uint8, device=device) for _ in range(world)]
+    dist.all_gather(payloads, padded, group=group)
     gathered = time.perf_counter()
     state.comm_seconds += gathered - started
 
@@ -191,9 +234,9 @@ def encode_decode_allgather(state, index, grad):
     decoded = torch.empty_like(values)
     own = None
     rank = dist.get_rank(group)
-    for peer, (frame, frame_size) in enumerate(zip(frames, sizes)):
+    for peer, (payload, sizes) in enumerate(zip(payloads, gathered_sizes)):
         target = total if peer == 0 else decoded
-        decode(frame[:frame_size].cpu().numpy(), out=target)
+        decode_spans(payload.cpu().numpy(), sizes, spans, target)
         if peer != 0:
             total += decoded
         if peer == rank:
@@ -205,14 +248,14 @@ def encode_decode_allgather(state, index, grad):
     state.call_seconds.append((encoded - first, finished - gathered, gathered - encoded))
 
     state.calls += 1
-    state.bytes_sent += own_size.element_size() + longest
+    state.bytes_sent += own_sizes.numel() * own_sizes.element_size() + longest
     state.bytes_frames += size
     state.bytes_dense += grad.numel() * grad.element_size()
     return total
 
 
 def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allow_nonfinite=False,
-              clip_norm=None, density=None):
+              clip_norm=None, density=None, per_tensor=False):
     """(state, hook) for DistributedDataParallel.register_comm_hook.
 
     spec: a gradcodec codec spec, e.g. "topk:density=0.01", "dgc:density=0.001".
@@ -222,6 +265,8 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
     clip_norm: DGC's local gradient clipping: each rank's bucket to norm clip_norm/sqrt(world).
     density: a schedule, step -> density (or None for the spec's), for a sparse codec's spec;
         dgc_warmup(steps_per_stage, target) gives DGC's warm-up.
+    per_tensor: encode each parameter's gradient in a bucket as its own frame (DGC's
+        per-layer selection) instead of the whole bucket as one.
     """
     if momentum is not None and not 0.0 <= momentum < 1.0:
         raise ValueError(f"momentum must be in [0, 1), got {momentum}")
@@ -236,7 +281,8 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         grad = bucket.buffer()
         if grad.dtype not in _DTYPES:
             raise TypeError(f"gradcodec hook: bucket of {grad.dtype}, expected a float type")
-        average = encode_decode_allgather(state, bucket.index(), grad)
+        spans = tensor_spans(bucket) if per_tensor else None
+        average = encode_decode_allgather(state, bucket.index(), grad, spans)
         # A CUDA result needs the future to know its device, so that DDP waits on its stream.
         future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
         future.set_result(average.to(grad.device, non_blocking=False))

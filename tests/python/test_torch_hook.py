@@ -15,10 +15,11 @@ SIZE = 5000
 
 
 class Bucket:
-    """The two GradBucket methods the hook uses."""
+    """The GradBucket methods the hook uses; gradients() as views of pieces of the buffer."""
 
-    def __init__(self, tensor, index=0):
+    def __init__(self, tensor, index=0, pieces=None):
         self._tensor, self._index = tensor, index
+        self._pieces = pieces or [(0, tensor.numel())]
 
     def buffer(self):
         return self._tensor
@@ -26,10 +27,16 @@ class Bucket:
     def index(self):
         return self._index
 
+    def gradients(self):
+        return [self._tensor[offset:offset + count] for offset, count in self._pieces]
+
 
 def bucket_of(rank, step):
     rng = np.random.default_rng(100 * rank + step)
-    return (rng.standard_normal(SIZE) * rng.exponential(1.0, SIZE)).astype(np.float32)
+    values = (rng.standard_normal(SIZE) * rng.exponential(1.0, SIZE)).astype(np.float32)
+    offset, count = PIECES[1]
+    values[offset:offset + count] *= np.float32(1e-3)
+    return values
 
 
 def free_port():
@@ -59,15 +66,20 @@ def init(rank, world, port):
 
 CLIP = 3.0  # the buckets' norms are about 100: clipping always acts
 FALLING = [0.1, 0.03, None]  # a density schedule: step 0, step 1, then the spec's own
+# Three "parameters" of the bucket, for per_tensor: the middle one has small values, which a
+# selection across the whole bucket would leave out.
+PIECES = [(0, 1000), (1000, 100), (1100, SIZE - 1100)]
 
-SCENARIOS = [  # (codec spec, error feedback, DGC momentum, clip_norm, density schedule)
-    ("topk:density=0.01,values=f32", True, None, None, None),
-    ("dgc:density=0.01", True, None, None, None),
-    ("rangeq:bits=8", True, None, None, None),
-    ("topk:density=0.01", False, None, None, None),
-    ("topk:density=0.01,values=f32", True, 0.9, None, None),
-    ("topk:density=0.01,values=f32", True, 0.9, CLIP, None),
-    ("topk:density=0.01,values=f32", True, None, None, "falling"),
+SCENARIOS = [  # (codec spec, error feedback, DGC momentum, clip_norm, density schedule, per tensor)
+    ("topk:density=0.01,values=f32", True, None, None, None, False),
+    ("dgc:density=0.01", True, None, None, None, False),
+    ("rangeq:bits=8", True, None, None, None, False),
+    ("topk:density=0.01", False, None, None, None, False),
+    ("topk:density=0.01,values=f32", True, 0.9, None, None, False),
+    ("topk:density=0.01,values=f32", True, 0.9, CLIP, None, False),
+    ("topk:density=0.01,values=f32", True, None, None, "falling", False),
+    ("topk:density=0.01,values=f32", True, None, None, None, True),
+    ("dgc:density=0.01", True, 0.9, None, None, True),
 ]
 
 
@@ -76,14 +88,14 @@ def hook_steps(rank, world, port, queue):
     init(rank, world, port)
     results = {}
     for scenario in SCENARIOS:
-        spec, error_feedback, momentum, clip_norm, schedule = scenario
+        spec, error_feedback, momentum, clip_norm, schedule, per_tensor = scenario
         density = (lambda step: FALLING[step]) if schedule == "falling" else None
         state, hook = gctorch.comm_hook(spec, error_feedback=error_feedback, momentum=momentum,
-                                        clip_norm=clip_norm, density=density)
+                                        clip_norm=clip_norm, density=density, per_tensor=per_tensor)
         steps = []
         for step in range(3):
             bucket = torch.from_numpy(bucket_of(rank, step))
-            average = hook(state, Bucket(bucket)).wait()
+            average = hook(state, Bucket(bucket, pieces=PIECES)).wait()
             # The hook hands back a new tensor on the bucket's device and leaves the bucket alone.
             assert average.device == bucket.device and average.dtype == bucket.dtype
             assert average.data_ptr() != bucket.data_ptr()
@@ -100,7 +112,7 @@ def hook_steps(rank, world, port, queue):
 @pytest.fixture(scope="module")
 def hook_results():
     ranks = run_ranks(hook_steps)
-    return lambda *scenario: [ranks[rank][scenario] for rank in range(2)]
+    return lambda *scenario, per_tensor=False: [ranks[rank][(*scenario, per_tensor)] for rank in range(2)]
 
 
 @pytest.mark.parametrize("spec", ["topk:density=0.01,values=f32", "dgc:density=0.01", "rangeq:bits=8"])
@@ -211,6 +223,65 @@ def test_a_density_schedule_changes_how_many_values_each_step_sends(hook_results
             np.testing.assert_array_equal(results[rank][0][step][0], (decoded[0] + decoded[1]) / np.float32(2))
 
 
+def encode_per_piece(codec, values):
+    """(frames, decoded, residual) of values encoded piece by piece, as the hook's per_tensor."""
+    frames, decoded, rest = [], np.empty_like(values), np.empty_like(values)
+    for offset, count in PIECES:
+        frames.append(codec.encode(values[offset:offset + count], residual=rest[offset:offset + count]))
+        decoded[offset:offset + count] = gradcodec.decode(frames[-1])
+    return frames, decoded, rest
+
+
+def test_per_tensor_encoding_selects_within_every_parameter_and_sends_each_frame_with_its_size(hook_results):
+    spec = "topk:density=0.01,values=f32"
+    results = hook_results(spec, True, None, None, None, per_tensor=True)
+    codec = gradcodec.Codec(spec)
+    residuals = [np.zeros(SIZE, np.float32) for _ in range(2)]
+    total_sent = 0
+    for step in range(3):
+        decoded, payload_sizes = [], []
+        for rank in range(2):
+            frames, sent, residuals[rank] = encode_per_piece(codec, bucket_of(rank, step) + residuals[rank])
+            decoded.append(sent)
+            payload_sizes.append(sum(len(f) for f in frames))
+            for offset, count in PIECES:  # the small-valued piece gets its share too
+                assert np.count_nonzero(sent[offset:offset + count]) == int(np.ceil(0.01 * count))
+        total_sent += 8 * len(PIECES) + max(payload_sizes)
+        for rank in range(2):
+            average, residual, _ = results[rank][0][step]
+            np.testing.assert_array_equal(average, (decoded[0] + decoded[1]) / np.float32(2))
+            np.testing.assert_array_equal(residual, residuals[rank])
+    for rank in range(2):
+        calls, sent, _, dense = results[rank][1]
+        assert calls == 3 and dense == 3 * 4 * SIZE and sent == total_sent
+
+
+def test_per_tensor_encoding_keeps_dgc_momentum_correction_over_the_whole_bucket(hook_results):
+    m = 0.9
+    spec = "dgc:density=0.01"
+    results = hook_results(spec, True, m, None, None, per_tensor=True)
+    codec = gradcodec.Codec(spec)
+    for rank in range(2):
+        u = np.zeros(SIZE, np.float32)
+        v = np.zeros(SIZE, np.float32)
+        for step in range(3):
+            u = np.float32(m) * u + bucket_of(rank, step)
+            _, sent, v = encode_per_piece(codec, v + u)
+            u[sent != 0] = 0
+            _, residual, velocity = results[rank][0][step]
+            np.testing.assert_array_equal(residual, v)
+            np.testing.assert_array_equal(velocity, u)
+
+
+def test_a_bucket_whose_gradients_leave_a_gap_is_refused():
+    buffer = torch.zeros(100)
+    assert gctorch.tensor_spans(Bucket(buffer, pieces=[(0, 60), (60, 40)])) == [(0, 60), (60, 40)]
+    with pytest.raises(RuntimeError, match="do not tile"):
+        gctorch.tensor_spans(Bucket(buffer, pieces=[(0, 50), (60, 40)]))
+    with pytest.raises(RuntimeError, match="do not tile"):
+        gctorch.tensor_spans(Bucket(buffer, pieces=[(0, 90)]))
+
+
 def test_with_density_rewrites_only_the_density_of_a_spec():
     assert gctorch.with_density("dgc:density=0.001", 0.25) == "dgc:density=0.25"
     assert gctorch.with_density("topk:count=7,values=f32", 0.5) == "topk:values=f32,density=0.5"
@@ -240,23 +311,41 @@ def test_bad_hook_options_are_refused_before_training():
 
 
 def ddp_step(rank, world, port, queue):
+    """One backward through the hook, whole-bucket and per-tensor: each parameter's gradient."""
     init(rank, world, port)
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(), torch.nn.Linear(64, 3))
-    ddp = torch.nn.parallel.DistributedDataParallel(model)
-    state, hook = gctorch.comm_hook("topk:density=0.1,values=f32")
-    ddp.register_comm_hook(state, hook)
-    torch.manual_seed(1 + rank)
-    x, y = torch.randn(16, 20), torch.randint(0, 3, (16,))
-    torch.nn.functional.cross_entropy(ddp(x), y).backward()
-    grads = torch.cat([p.grad.flatten() for p in model.parameters()])
+    results = {}
+    for per_tensor in (False, True):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(), torch.nn.Linear(64, 3))
+        ddp = torch.nn.parallel.DistributedDataParallel(model)
+        state, hook = gctorch.comm_hook("topk:density=0.1,values=f32", per_tensor=per_tensor)
+        ddp.register_comm_hook(state, hook)
+        torch.manual_seed(1 + rank)
+        x, y = torch.randn(16, 20), torch.randint(0, 3, (16,))
+        torch.nn.functional.cross_entropy(ddp(x), y).backward()
+        results[per_tensor] = ([p.grad.flatten().numpy().copy() for p in model.parameters()],
+                               state.calls, state.bytes_dense)
     dist.destroy_process_group()
-    queue.put((rank, (grads.numpy().copy(), state.calls, state.bytes_dense)))
+    queue.put((rank, results))
 
 
-def test_a_real_ddp_backward_gives_every_rank_the_same_compressed_average():
-    (g0, calls0, dense0), (g1, calls1, dense1) = run_ranks(ddp_step)
-    np.testing.assert_array_equal(g0, g1)
+@pytest.fixture(scope="module")
+def ddp_results():
+    return run_ranks(ddp_step)
+
+
+def test_a_real_ddp_backward_gives_every_rank_the_same_compressed_average(ddp_results):
+    (g0, calls0, dense0), (g1, _, _) = (ranks[False] for ranks in ddp_results)
+    np.testing.assert_array_equal(np.concatenate(g0), np.concatenate(g1))
     n = 20 * 64 + 64 + 64 * 3 + 3
     assert calls0 >= 1 and dense0 == 4 * n
-    assert 0 < np.count_nonzero(g0) <= 2 * int(np.ceil(0.1 * n))
+    assert 0 < np.count_nonzero(np.concatenate(g0)) <= 2 * int(np.ceil(0.1 * n))
+
+
+def test_a_real_ddp_backward_per_tensor_sends_a_share_of_every_parameters_gradient(ddp_results):
+    (g0, calls0, dense0), (g1, _, _) = (ranks[True] for ranks in ddp_results)
+    assert calls0 >= 1 and dense0 == 4 * (20 * 64 + 64 + 64 * 3 + 3)
+    for grad0, grad1 in zip(g0, g1):
+        np.testing.assert_array_equal(grad0, grad1)
+        # Each rank sends ceil(10%) of this parameter's values; the average holds both ranks'.
+        assert 0 < np.count_nonzero(grad0) <= 2 * int(np.ceil(0.1 * grad0.size))
