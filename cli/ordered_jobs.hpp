@@ -1,16 +1,23 @@
 #pragma once
 // Work on many tensors at once while every result still comes out in input order. Each job
 // has a part that may run on any thread (encode, decode, fit) and a part that runs on the
-// calling thread in the order the jobs were added (writing a record, printing a row). Jobs
-// gather into a batch until it holds enough bytes; the batch's work then starts on its own
-// std::jthreads while the caller goes on reading the next batch, and its results are finished
-// in order when that next batch is ready (or at flush). Reading and encoding thus overlap, and
-// at most two batches of bytes are in flight. A job too large to share a batch runs alone,
-// with every thread given to it instead.
-#include <atomic>
+// calling thread in the order the jobs were added (writing a record, printing a row).
+//
+// With N threads, N - 1 std::jthreads live as long as the OrderedJobs and take jobs in the
+// order they were added. The calling thread reads the inputs, finishes every job that is done
+// as soon as all earlier ones are, and, once the jobs in flight hold kInFlightBytes, takes
+// jobs itself until they hold less. Nothing waits for a whole group of jobs: a large tensor on
+// one thread does not leave the others idle, and writing the results of some jobs overlaps
+// the work on later ones. A job too large to share the threads runs alone, with every thread
+// given to it.
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
+#include <mutex>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -35,9 +42,11 @@ class OrderedJobs {
     // Runs and finishes everything still pending; call it before using the results.
     void flush();
 
-    // A batch starts once it holds this many bytes; a job of more runs alone. Small batches
-    // keep a tensor in cache between its read and its encode.
-    static constexpr std::uint64_t kBatchBytes = std::uint64_t{4} << 20;
+    // The jobs added and not yet finished hold at most about this many bytes (and are at most
+    // kInFlightJobs): the calling thread works on them instead of adding more.
+    static constexpr std::uint64_t kInFlightBytes = std::uint64_t{32} << 20;
+    static constexpr std::size_t kInFlightJobs = 1024;
+    // A job of this many bytes or more runs alone, after every earlier job has finished.
     static constexpr std::uint64_t kAloneBytes = std::uint64_t{8} << 20;
 
   private:
@@ -46,18 +55,25 @@ class OrderedJobs {
         std::function<void(unsigned)> work;
         std::function<void()> finish;
         std::exception_ptr failure;
+        bool done = false;  // guarded by mutex_
     };
-    void start_pending();    // the pending batch becomes the running one, its threads started
-    void finish_running();   // joins the running batch's threads and finishes its jobs in order
-    void work_on_running();  // one thread's share of the running batch
+    static void run(Job& job);
+    void work_on_queue(std::stop_token stop);  // a worker thread's loop
+    void finish_done();                        // finishes the oldest jobs that are done, in order
+    void help_or_wait();                       // runs a queued job here, or waits for the oldest
+    bool over_bound() const;
+    void stop_workers();
 
     unsigned threads_;
-    std::vector<Job> pending_;
-    std::uint64_t pending_bytes_ = 0;
-    std::vector<Job> running_;
-    std::vector<std::size_t> running_order_;
-    std::atomic<std::size_t> next_{0};
-    // Last, so that the threads are joined before what they use is destroyed.
+    // The calling thread's alone: every job added and not yet finished, in order.
+    std::deque<std::unique_ptr<Job>> in_order_;
+    std::uint64_t bytes_in_flight_ = 0;
+    // Shared with the workers.
+    std::mutex mutex_;
+    std::condition_variable_any queued_;  // a job was queued (or stop was requested)
+    std::condition_variable done_;        // a job is done
+    std::deque<Job*> queue_;              // jobs not yet started, in order
+    // Last, so that the threads are stopped and joined before what they use is destroyed.
     std::vector<std::jthread> workers_;
 };
 
