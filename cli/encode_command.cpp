@@ -185,8 +185,9 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
         encoder.planner.root = file.get();
         encoder.planner.groups = float_groups(args.input, file.get(), args.select);
     }
-    // Last, so that its threads are joined before anything they use is destroyed.
-    OrderedJobs jobs(encoder.serial() ? 1 : threads);
+    // Last, so that its threads are joined before anything they use is destroyed. Finishes
+    // only append to the stream, so any thread may write them while this one reads on.
+    OrderedJobs jobs(encoder.serial() ? 1 : threads, FinishOn::any_thread);
     try {
         walk_dump(args.input, file.get(),
                   {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },

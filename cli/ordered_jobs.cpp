@@ -4,7 +4,8 @@
 
 namespace gradcodec::cli {
 
-OrderedJobs::OrderedJobs(unsigned threads) : threads_(std::max(1u, threads)) {
+OrderedJobs::OrderedJobs(unsigned threads, FinishOn finish_on)
+    : threads_(std::max(1u, threads)), finish_on_(finish_on) {
     for (unsigned t = 1; t < threads_; ++t)
         workers_.emplace_back([this](std::stop_token stop) { work_on_queue(stop); });
 }
@@ -27,8 +28,86 @@ void OrderedJobs::work_on_queue(std::stop_token stop) {
         run(*job);
         lock.lock();
         job->done = true;
-        done_.notify_one();
+        progress_.notify_one();
+        if (finish_on_ == FinishOn::any_thread) {
+            lock.unlock();
+            finish_ready();
+            lock.lock();
+        }
     }
+}
+
+void OrderedJobs::finish_ready() {
+    std::unique_lock lock(mutex_);
+    if (finishing_ || failure_) return;
+    finishing_ = true;
+    while (!in_order_.empty() && in_order_.front()->done) {
+        std::unique_ptr<Job> job = std::move(in_order_.front());
+        in_order_.pop_front();
+        lock.unlock();
+        std::exception_ptr failure = job->failure;
+        if (!failure) {
+            try {
+                job->finish();
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        }
+        const std::uint64_t bytes = job->bytes;
+        job.reset();  // what the job held is freed as soon as it is written
+        lock.lock();
+        bytes_in_flight_ -= bytes;
+        if (failure) {
+            failure_ = failure;
+            break;
+        }
+    }
+    finishing_ = false;
+    progress_.notify_one();
+}
+
+template <class Enough>
+void OrderedJobs::progress_until(Enough enough) {
+    while (true) {
+        std::unique_lock lock(mutex_);
+        if (failure_ || enough()) return;
+        if (!queue_.empty()) {
+            // The oldest queued job is the one whose result is needed soonest.
+            Job* job = queue_.front();
+            queue_.pop_front();
+            lock.unlock();
+            run(*job);
+            lock.lock();
+            job->done = true;
+        } else if (in_order_.empty() || !in_order_.front()->done || finishing_) {
+            progress_.wait(lock);
+            continue;
+        }
+        lock.unlock();
+        finish_ready();
+    }
+}
+
+void OrderedJobs::rethrow_failure() {
+    std::exception_ptr failure;
+    {
+        const std::lock_guard lock(mutex_);
+        failure = failure_;
+    }
+    if (!failure) return;
+    stop_workers();
+    std::rethrow_exception(failure);
+}
+
+// Before an error leaves: no later job may still run while the caller unwinds what the jobs
+// use, and none is finished after it, as on one thread.
+void OrderedJobs::stop_workers() {
+    for (std::jthread& worker : workers_) worker.request_stop();
+    workers_.clear();  // joins
+    const std::lock_guard lock(mutex_);
+    queue_.clear();
+    in_order_.clear();
+    bytes_in_flight_ = 0;
 }
 
 void OrderedJobs::add(std::uint64_t bytes, std::function<void(unsigned threads)> work,
@@ -48,86 +127,36 @@ void OrderedJobs::add(std::uint64_t bytes, std::function<void(unsigned threads)>
     job->bytes = bytes;
     job->work = std::move(work);
     job->finish = std::move(finish);
-    in_order_.push_back(std::move(job));
-    bytes_in_flight_ += bytes;
     {
         const std::lock_guard lock(mutex_);
-        queue_.push_back(in_order_.back().get());
+        queue_.push_back(job.get());
+        in_order_.push_back(std::move(job));
+        bytes_in_flight_ += bytes;
     }
     queued_.notify_one();
-    finish_done();
-    while (over_bound()) {
-        help_or_wait();
-        finish_done();
-    }
+    finish_ready();
+    progress_until(
+        [this] { return bytes_in_flight_ < kInFlightBytes && in_order_.size() < kInFlightJobs; });
+    rethrow_failure();
 }
 
 void OrderedJobs::add(std::function<void()> finish) {
-    if (in_order_.empty()) {
-        finish();
-        return;
-    }
     auto job = std::make_unique<Job>();
     job->finish = std::move(finish);
-    job->done = true;  // only the calling thread looks at it: no lock needed before it is shared
-    in_order_.push_back(std::move(job));
-}
-
-bool OrderedJobs::over_bound() const {
-    return !in_order_.empty() &&
-           (bytes_in_flight_ >= kInFlightBytes || in_order_.size() >= kInFlightJobs);
-}
-
-void OrderedJobs::finish_done() {
-    while (!in_order_.empty()) {
-        {
-            const std::lock_guard lock(mutex_);
-            if (!in_order_.front()->done) return;
-        }
-        const std::unique_ptr<Job> job = std::move(in_order_.front());
-        in_order_.pop_front();
-        bytes_in_flight_ -= job->bytes;
-        try {
-            if (job->failure) std::rethrow_exception(job->failure);
-            job->finish();  // what the job held is freed as soon as it is written
-        } catch (...) {
-            stop_workers();
-            throw;
-        }
+    job->done = true;
+    {
+        const std::lock_guard lock(mutex_);
+        in_order_.push_back(std::move(job));
     }
-}
-
-// Before an error leaves: no later job may still run while the caller unwinds what the jobs
-// use, and none is finished after it, as on one thread.
-void OrderedJobs::stop_workers() {
-    for (std::jthread& worker : workers_) worker.request_stop();
-    workers_.clear();  // joins
-    queue_.clear();
-    in_order_.clear();
-    bytes_in_flight_ = 0;
-}
-
-// The oldest queued job is the one whose result is needed soonest.
-void OrderedJobs::help_or_wait() {
-    std::unique_lock lock(mutex_);
-    if (!queue_.empty()) {
-        Job* job = queue_.front();
-        queue_.pop_front();
-        lock.unlock();
-        run(*job);
-        lock.lock();
-        job->done = true;
-        return;
-    }
-    done_.wait(lock, [this] { return in_order_.front()->done; });
+    finish_ready();
+    rethrow_failure();
 }
 
 void OrderedJobs::flush() {
-    finish_done();
-    while (!in_order_.empty()) {
-        help_or_wait();
-        finish_done();
-    }
+    finish_ready();
+    // Until the last finish has returned, not only started.
+    progress_until([this] { return in_order_.empty() && !finishing_; });
+    rethrow_failure();
 }
 
 }  // namespace gradcodec::cli
