@@ -57,6 +57,7 @@ void OrderedJobs::finish_ready() {
         job.reset();  // what the job held is freed as soon as it is written
         lock.lock();
         bytes_in_flight_ -= bytes;
+        progress_.notify_one();  // the caller may be waiting for room to read on
         if (failure) {
             failure_ = failure;
             break;
