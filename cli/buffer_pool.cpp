@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cstdlib>
+#include <iterator>
 #include <new>
 
 namespace gradcodec::cli {
@@ -30,20 +31,23 @@ void PooledBuffer::Free::operator()(std::byte* p) const {
 }
 
 PooledBuffer BufferPool::take(std::size_t size) {
-    // A large tensor is processed alone: buffers kept for smaller ones would only add to the
-    // peak while it is.
-    if (size >= kLargeBytes) {
-        free_.clear();
-        kept_ = 0;
-    }
     const std::size_t capacity = std::bit_ceil(size < 64 ? std::size_t{64} : size);
-    for (auto it = free_.begin(); it != free_.end(); ++it) {
-        if (it->capacity_ == capacity) {
-            PooledBuffer b = std::move(*it);
-            free_.erase(it);
-            kept_ -= b.capacity_;
-            b.size_ = size;
-            return b;
+    {
+        const std::lock_guard lock(mutex_);
+        // A large tensor is processed alone: buffers kept for smaller ones would only add to
+        // the peak while it is.
+        if (size >= kLargeBytes) {
+            free_.clear();
+            kept_ = 0;
+        }
+        for (auto it = free_.rbegin(); it != free_.rend(); ++it) {
+            if (it->capacity_ == capacity) {
+                PooledBuffer b = std::move(*it);
+                free_.erase(std::next(it).base());
+                kept_ -= b.capacity_;
+                b.size_ = size;
+                return b;
+            }
         }
     }
     PooledBuffer b;
@@ -54,6 +58,7 @@ PooledBuffer BufferPool::take(std::size_t size) {
 }
 
 void BufferPool::give_back(PooledBuffer buffer) {
+    const std::lock_guard lock(mutex_);
     if (!buffer.data_ || kept_ + buffer.capacity_ > kKeepBytes) return;
     kept_ += buffer.capacity_;
     free_.push_back(std::move(buffer));

@@ -2,10 +2,11 @@
 // Input buffers reused across tensors. A dump holds many tensors of a few sizes; reading each
 // into fresh memory costs a zero-fill and a page fault per 4 KiB, often more than the codec's
 // own work. Buffers come back to a free list by size class (the next power of two) and are
-// handed out again uninitialised; large ones are advised onto 2 MiB pages. Used from one
-// thread only.
+// handed out again uninitialised, the most recently returned first (still in cache); large ones
+// are advised onto 2 MiB pages. Any thread may take and give back.
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -39,6 +40,7 @@ class BufferPool {
     static constexpr std::size_t kLargeBytes = std::size_t{8} << 20;
 
   private:
+    std::mutex mutex_;
     std::vector<PooledBuffer> free_;
     std::size_t kept_ = 0;
 };

@@ -11,6 +11,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "device_choice.hpp"
+#include "direct_input.hpp"
 #include "exit_codes.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "hdf5_dump.hpp"
@@ -20,6 +21,7 @@
 #include "stream_io.hpp"
 #include "target_search.hpp"
 #include "unit_encoding.hpp"
+#include "writeback_sink.hpp"
 
 namespace gradcodec::cli {
 namespace {
@@ -32,7 +34,8 @@ struct TensorJob {
     DType dtype;
     std::vector<std::uint64_t> shape;
     std::vector<Attribute> attributes;
-    PooledBuffer data;
+    PooledBuffer data;                 // the values, read here through HDF5 or
+    std::optional<FileExtent> extent;  // where the encoding thread reads them (DirectInput)
     EncodedTensor encoded;
 };
 
@@ -209,51 +212,64 @@ void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
     encoder.write(kRawTensorPath, meta.dtype, meta.shape, {}, std::move(encoded));
 }
 
-// Datasets are read one at a time (HDF5 is not thread-safe) and encoded on `threads` threads
-// in batches; the GPU path and planned encodes (--scope group, --target) take tensors one at
-// a time, each with all the threads.
+// Datasets are walked one at a time (HDF5 is not thread-safe) and encoded on `threads`
+// threads; values stored as plain bytes in the file are read by the encoding thread, the rest
+// here with H5Dread. The GPU path and planned encodes (--scope group, --target) take
+// tensors one at a time, each with all the threads.
 void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer, unsigned threads) {
-    OrderedJobs jobs(encoder.serial() ? 1 : threads);
     const unsigned per_tensor = encoder.serial() ? threads : 1;
     Progress progress("encode", args.quiet);
     BufferPool buffers;
     Hid file = open_dump(args.input);
+    const DirectInput direct(file.get(), args.input);
     if (encoder.planner.plans()) {
         encoder.planner.root = file.get();
         encoder.planner.groups = float_groups(args.input, file.get(), args.select);
     }
+    // Last, so that its threads are joined before anything they use is destroyed. Finishes
+    // only append to the stream, so any thread may write them while this one reads on.
+    OrderedJobs jobs(encoder.serial() ? 1 : threads, FinishOn::any_thread);
     try {
-        walk_dump(
-            args.input, file.get(),
-            {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
-             [&](const DumpDataset& d) {
-                 progress.tick(display_name(d.path));
-                 auto job = std::make_shared<TensorJob>(TensorJob{
-                     d.path, d.dtype, d.shape, d.attributes, buffers.take(d.byte_count()), {}});
-                 d.read_into(args.input, job->data.bytes());
-                 const std::uint64_t bytes = job->data.bytes().size();
-                 jobs.add(
-                     bytes,
-                     [&encoder, job, per_tensor](unsigned t) {
-                         job->encoded =
-                             encoder.encode(job->path, job->dtype, job->shape, job->attributes,
-                                            job->data.bytes(), std::max(t, per_tensor));
-                     },
-                     [&encoder, &buffers, job] {
-                         buffers.give_back(std::move(job->data));
-                         encoder.write(std::move(job->path), job->dtype, std::move(job->shape),
-                                       std::move(job->attributes), std::move(job->encoded));
-                     });
-             },
-             [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); },
-             [&](const TypedDataset& d) {
-                 progress.tick(display_name(d.path));
-                 auto record = std::make_shared<TypedRecord>(
-                     d.read(args.input, ByteBudget(args.max_tensor_bytes).tensor_cap()));
-                 jobs.add([&writer, record] { writer.write(*record); });
-             }},
-            DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
-                       args.skip_unsupported});
+        walk_dump(args.input, file.get(),
+                  {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
+                   [&](const DumpDataset& d) {
+                       progress.tick(display_name(d.path));
+                       auto job = std::make_shared<TensorJob>(TensorJob{
+                           d.path, d.dtype, d.shape, d.attributes, {}, direct.extent_of(d), {}});
+                       if (!job->extent) {
+                           job->data = buffers.take(d.byte_count());
+                           d.read_into(args.input, job->data.bytes());
+                       }
+                       jobs.add(
+                           d.byte_count(),
+                           [&encoder, &direct, &buffers, &args, job, per_tensor](unsigned t) {
+                               if (job->extent) {
+                                   job->data = buffers.take(job->extent->size);
+                                   direct.read(*job->extent, job->data.bytes(),
+                                               args.input + ": " + job->path);
+                               }
+                               job->encoded = encoder.encode(job->path, job->dtype, job->shape,
+                                                             job->attributes, job->data.bytes(),
+                                                             std::max(t, per_tensor));
+                               // The values are not needed for writing: the next tensor may reuse
+                               // them.
+                               buffers.give_back(std::move(job->data));
+                           },
+                           [&encoder, job] {
+                               encoder.write(std::move(job->path), job->dtype,
+                                             std::move(job->shape), std::move(job->attributes),
+                                             std::move(job->encoded));
+                           });
+                   },
+                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); },
+                   [&](const TypedDataset& d) {
+                       progress.tick(display_name(d.path));
+                       auto record = std::make_shared<TypedRecord>(
+                           d.read(args.input, ByteBudget(args.max_tensor_bytes).tensor_cap()));
+                       jobs.add([&writer, record] { writer.write(*record); });
+                   }},
+                  DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
+                             args.skip_unsupported});
     } catch (...) {
         jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
         throw;
@@ -294,16 +310,20 @@ int run_encode(const EncodeArgs& args) {
         fail(ErrorKind::usage, "--raw and --shape go together");
     if (!args.raw.empty() && !args.select.empty())
         fail(ErrorKind::usage, "--select applies to HDF5 input only");
+    // -T 1 runs everything on the calling thread.
+    const bool own_sync_thread = resolve_threads(args.threads) > 1;
     if (check_output_path(args.input, args.output, args.force) == OutputMode::in_place) {
         FilePtr out = open_in_place(args.output, "a binary stream");
-        FileSink sink(out.get(), args.output);
+        WritebackSink sink(out.get(), args.output, own_sync_thread);
         encode_to(args, spec, execution, sink);
+        sink.finish();
         finish_in_place(out.get(), args.output);
         return kExitOk;
     }
     AtomicOutput out(args.output, args.force);
-    FileSink sink(out.file(), args.output);
+    WritebackSink sink(out.file(), args.output, own_sync_thread);
     encode_to(args, spec, execution, sink);
+    sink.finish();
     out.commit();
     return kExitOk;
 }

@@ -1,11 +1,115 @@
 #include "ordered_jobs.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 namespace gradcodec::cli {
 
-OrderedJobs::OrderedJobs(unsigned threads) : threads_(std::max(1u, threads)) {}
+OrderedJobs::OrderedJobs(unsigned threads, FinishOn finish_on)
+    : threads_(std::max(1u, threads)), finish_on_(finish_on) {
+    for (unsigned t = 1; t < threads_; ++t)
+        workers_.emplace_back([this](std::stop_token stop) { work_on_queue(stop); });
+}
+
+void OrderedJobs::run(Job& job) {
+    try {
+        job.work(1);
+    } catch (...) {
+        job.failure = std::current_exception();
+    }
+}
+
+void OrderedJobs::work_on_queue(std::stop_token stop) {
+    std::unique_lock lock(mutex_);
+    while (queued_.wait(lock, stop, [this] { return !queue_.empty(); })) {
+        if (stop.stop_requested()) return;
+        Job* job = queue_.front();
+        queue_.pop_front();
+        lock.unlock();
+        run(*job);
+        lock.lock();
+        job->done = true;
+        progress_.notify_one();
+        if (finish_on_ == FinishOn::any_thread) {
+            lock.unlock();
+            finish_ready();
+            lock.lock();
+        }
+    }
+}
+
+void OrderedJobs::finish_ready() {
+    std::unique_lock lock(mutex_);
+    if (finishing_ || failure_) return;
+    finishing_ = true;
+    while (!in_order_.empty() && in_order_.front()->done) {
+        std::unique_ptr<Job> job = std::move(in_order_.front());
+        in_order_.pop_front();
+        lock.unlock();
+        std::exception_ptr failure = job->failure;
+        if (!failure) {
+            try {
+                job->finish();
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        }
+        const std::uint64_t bytes = job->bytes;
+        job.reset();  // what the job held is freed as soon as it is written
+        lock.lock();
+        bytes_in_flight_ -= bytes;
+        progress_.notify_one();  // the caller may be waiting for room to read on
+        if (failure) {
+            failure_ = failure;
+            break;
+        }
+    }
+    finishing_ = false;
+    progress_.notify_one();
+}
+
+template <class Enough>
+void OrderedJobs::progress_until(Enough enough) {
+    while (true) {
+        std::unique_lock lock(mutex_);
+        if (failure_ || enough()) return;
+        if (!queue_.empty()) {
+            // The oldest queued job is the one whose result is needed soonest.
+            Job* job = queue_.front();
+            queue_.pop_front();
+            lock.unlock();
+            run(*job);
+            lock.lock();
+            job->done = true;
+        } else if (in_order_.empty() || !in_order_.front()->done || finishing_) {
+            progress_.wait(lock);
+            continue;
+        }
+        lock.unlock();
+        finish_ready();
+    }
+}
+
+void OrderedJobs::rethrow_failure() {
+    std::exception_ptr failure;
+    {
+        const std::lock_guard lock(mutex_);
+        failure = failure_;
+    }
+    if (!failure) return;
+    stop_workers();
+    std::rethrow_exception(failure);
+}
+
+// Before an error leaves: no later job may still run while the caller unwinds what the jobs
+// use, and none is finished after it, as on one thread.
+void OrderedJobs::stop_workers() {
+    for (std::jthread& worker : workers_) worker.request_stop();
+    workers_.clear();  // joins
+    const std::lock_guard lock(mutex_);
+    queue_.clear();
+    in_order_.clear();
+    bytes_in_flight_ = 0;
+}
 
 void OrderedJobs::add(std::uint64_t bytes, std::function<void(unsigned threads)> work,
                       std::function<void()> finish) {
@@ -20,67 +124,40 @@ void OrderedJobs::add(std::uint64_t bytes, std::function<void(unsigned threads)>
         finish();
         return;
     }
-    pending_.push_back({bytes, std::move(work), std::move(finish), nullptr});
-    pending_bytes_ += bytes;
-    if (pending_bytes_ >= kBatchBytes) {
-        finish_running();
-        start_pending();
+    auto job = std::make_unique<Job>();
+    job->bytes = bytes;
+    job->work = std::move(work);
+    job->finish = std::move(finish);
+    {
+        const std::lock_guard lock(mutex_);
+        queue_.push_back(job.get());
+        in_order_.push_back(std::move(job));
+        bytes_in_flight_ += bytes;
     }
+    queued_.notify_one();
+    finish_ready();
+    progress_until(
+        [this] { return bytes_in_flight_ < kInFlightBytes && in_order_.size() < kInFlightJobs; });
+    rethrow_failure();
 }
 
 void OrderedJobs::add(std::function<void()> finish) {
-    if (pending_.empty() && running_.empty()) {
-        finish();
-        return;
+    auto job = std::make_unique<Job>();
+    job->finish = std::move(finish);
+    job->done = true;
+    {
+        const std::lock_guard lock(mutex_);
+        in_order_.push_back(std::move(job));
     }
-    pending_.push_back({0, nullptr, std::move(finish), nullptr});
-}
-
-void OrderedJobs::work_on_running() {
-    for (std::size_t i = next_++; i < running_order_.size(); i = next_++) {
-        Job& job = running_[running_order_[i]];
-        if (!job.work) continue;
-        try {
-            job.work(1);
-        } catch (...) {
-            job.failure = std::current_exception();
-        }
-    }
-}
-
-// Largest jobs first, so that a big one does not start last and hold up the batch. Threads
-// take jobs from one counter; they are started per batch and joined when it is finished, so
-// none waits idle (or spins) between batches.
-void OrderedJobs::start_pending() {
-    if (pending_.empty()) return;
-    running_ = std::move(pending_);
-    pending_.clear();
-    pending_bytes_ = 0;
-    running_order_.resize(running_.size());
-    std::iota(running_order_.begin(), running_order_.end(), std::size_t{0});
-    std::stable_sort(
-        running_order_.begin(), running_order_.end(),
-        [&](std::size_t a, std::size_t b) { return running_[a].bytes > running_[b].bytes; });
-    next_ = 0;
-    const std::size_t count = std::min<std::size_t>(threads_, running_.size());
-    for (std::size_t t = 0; t < count; ++t) workers_.emplace_back([this] { work_on_running(); });
-}
-
-void OrderedJobs::finish_running() {
-    workers_.clear();  // joins
-    std::vector<Job> jobs = std::move(running_);
-    running_.clear();
-    for (Job& job : jobs) {
-        if (job.failure) std::rethrow_exception(job.failure);
-        job.finish();
-        job = Job{};  // frees what the job held as soon as it is written
-    }
+    finish_ready();
+    rethrow_failure();
 }
 
 void OrderedJobs::flush() {
-    finish_running();
-    start_pending();
-    finish_running();
+    finish_ready();
+    // Until the last finish has returned, not only started.
+    progress_until([this] { return in_order_.empty() && !finishing_; });
+    rethrow_failure();
 }
 
 }  // namespace gradcodec::cli

@@ -1,33 +1,45 @@
 #pragma once
 // Work on many tensors at once while every result still comes out in input order. Each job
-// has a part that may run on any thread (encode, decode, fit) and a part that runs on the
-// calling thread in the order the jobs were added (writing a record, printing a row). Jobs
-// gather into a batch until it holds enough bytes; the batch's work then starts on its own
-// std::jthreads while the caller goes on reading the next batch, and its results are finished
-// in order when that next batch is ready (or at flush). Reading and encoding thus overlap, and
-// at most two batches of bytes are in flight. A job too large to share a batch runs alone,
-// with every thread given to it instead.
-#include <atomic>
+// has a part that may run on any thread (encode, decode, fit) and a part that runs in the
+// order the jobs were added (writing a record, printing a row): on the calling thread, or,
+// where the caller allows it, on whichever thread is free when a job's turn comes.
+//
+// With N threads, N - 1 std::jthreads live as long as the OrderedJobs and take jobs in the
+// order they were added. The calling thread reads the inputs and adds jobs; once the jobs in
+// flight hold kInFlightBytes it takes jobs itself until they hold less. Nothing waits for a
+// whole group of jobs: a large tensor on one thread does not leave the others idle, and
+// finishing some jobs overlaps the work on later ones. A job too large to share the threads
+// runs alone, with every thread given to it.
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
+#include <mutex>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
 namespace gradcodec::cli {
 
+// Where finishes run. any_thread suits finishes that only append to an output of their own
+// (encode's stream): the one thread that may call HDF5 is then free to go on reading.
+enum class FinishOn { calling_thread, any_thread };
+
 class OrderedJobs {
   public:
     // threads == 1 runs each job at once, as a plain loop would.
-    explicit OrderedJobs(unsigned threads);
+    explicit OrderedJobs(unsigned threads, FinishOn finish_on = FinishOn::calling_thread);
     OrderedJobs(const OrderedJobs&) = delete;
     OrderedJobs& operator=(const OrderedJobs&) = delete;
 
     // `work(threads)` may use that many threads for the job itself; it runs while the caller
     // goes on, so it must touch only what the job owns or what nobody changes meanwhile.
-    // `bytes` is the memory the job holds until it is finished. An exception from work() is
-    // rethrown when the job's turn to finish comes, after every earlier job has finished: the
-    // same as on one thread.
+    // `bytes` is the memory the job holds until it is finished. Finishes never overlap one
+    // another. An exception from work() or finish() is rethrown to the caller (by a later
+    // add() or flush()) when the job's turn to finish comes, after every earlier job has
+    // finished, and no later job is finished: the same as on one thread.
     void add(std::uint64_t bytes, std::function<void(unsigned threads)> work,
              std::function<void()> finish);
     // Only a finish, for objects that need no work (groups, links) but must keep their place.
@@ -35,10 +47,14 @@ class OrderedJobs {
     // Runs and finishes everything still pending; call it before using the results.
     void flush();
 
-    // A batch starts once it holds this many bytes; a job of more runs alone. Small batches
-    // keep a tensor in cache between its read and its encode.
-    static constexpr std::uint64_t kBatchBytes = std::uint64_t{4} << 20;
-    static constexpr std::uint64_t kAloneBytes = std::uint64_t{8} << 20;
+    // The jobs added and not yet finished hold at most about this many bytes (and are at most
+    // kInFlightJobs): the calling thread works on them instead of adding more.
+    static constexpr std::uint64_t kInFlightBytes = std::uint64_t{32} << 20;
+    static constexpr std::size_t kInFlightJobs = 1024;
+    // A job of this many bytes or more runs alone, after every earlier job has finished, with
+    // every thread. Smaller ones (a ResNet-50 has 9.4 MB tensors) run one per thread, side by
+    // side: splitting one tensor inside a codec scales less well.
+    static constexpr std::uint64_t kAloneBytes = std::uint64_t{16} << 20;
 
   private:
     struct Job {
@@ -46,18 +62,29 @@ class OrderedJobs {
         std::function<void(unsigned)> work;
         std::function<void()> finish;
         std::exception_ptr failure;
+        bool done = false;
     };
-    void start_pending();    // the pending batch becomes the running one, its threads started
-    void finish_running();   // joins the running batch's threads and finishes its jobs in order
-    void work_on_running();  // one thread's share of the running batch
+    static void run(Job& job);
+    void work_on_queue(std::stop_token stop);  // a worker thread's loop
+    void finish_ready();  // finishes the oldest jobs that are done, unless a thread already is
+    // Works, finishes or waits on the calling thread until `enough` holds (under the lock).
+    template <class Enough>
+    void progress_until(Enough enough);
+    void rethrow_failure();
+    void stop_workers();
 
     unsigned threads_;
-    std::vector<Job> pending_;
-    std::uint64_t pending_bytes_ = 0;
-    std::vector<Job> running_;
-    std::vector<std::size_t> running_order_;
-    std::atomic<std::size_t> next_{0};
-    // Last, so that the threads are joined before what they use is destroyed.
+    FinishOn finish_on_;
+    // Guarded by mutex_ from here on.
+    std::mutex mutex_;
+    std::deque<std::unique_ptr<Job>> in_order_;  // every job added and not yet finished
+    std::deque<Job*> queue_;                     // jobs not yet started, in order
+    std::uint64_t bytes_in_flight_ = 0;
+    bool finishing_ = false;              // a thread is finishing jobs
+    std::exception_ptr failure_;          // what the caller must rethrow
+    std::condition_variable_any queued_;  // a job was queued (or stop was requested)
+    std::condition_variable progress_;    // a job is done or finished, or failed
+    // Last, so that the threads are stopped and joined before what they use is destroyed.
     std::vector<std::jthread> workers_;
 };
 

@@ -11,10 +11,16 @@
 //   unwritten N            a chunked f32 dataset declaring N elements, none written
 //   odd-names              float datasets named with an escape sequence and with invalid UTF-8
 //   strings                fixed- and variable-length string datasets beside a float one
+//   byte-order ORDER       /x, 1000 f32 values stored little- or big-endian (ORDER: le, be)
+//   past-eof               /x, whose 1000 f32 values lie past the end of the file: the file is
+//                          cut short and its end address (superblock version 0) moved to match
 #include <hdf5.h>
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -47,6 +53,40 @@ void u8_attribute(hid_t where, const char* name, hsize_t n) {
     H5Sclose(space);
 }
 
+void values_1000(hid_t where, hid_t file_type) {
+    hsize_t n = 1000;
+    std::vector<float> values(n);
+    for (hsize_t i = 0; i < n; ++i) values[i] = 0.25f * static_cast<float>(i) - 100.0f;
+    hid_t space = H5Screate_simple(1, &n, nullptr);
+    hid_t d = H5Dcreate2(where, "x", file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+    H5Dclose(d);
+    H5Sclose(space);
+}
+
+// A version-0 superblock holds the end-of-file address, unchecksummed, at byte 40.
+int cut_past_eof(const char* path) {
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    values_1000(file, H5T_IEEE_F32LE);
+    hid_t d = H5Dopen2(file, "x", H5P_DEFAULT);
+    const haddr_t offset = H5Dget_offset(d);
+    H5Dclose(d);
+    H5Fclose(file);
+    const std::uint64_t end = offset + 2000;  // half of the values
+    FILE* f = std::fopen(path, "r+b");
+    std::fseek(f, 0, SEEK_END);
+    if (static_cast<std::uint64_t>(std::ftell(f)) != offset + 4000) {
+        std::fprintf(stderr, "make_hostile_hdf5: the values are not at the end of the file\n");
+        return 1;
+    }
+    unsigned char address[8];
+    for (int i = 0; i < 8; ++i) address[i] = static_cast<unsigned char>(end >> (8 * i));
+    std::fseek(f, 40, SEEK_SET);
+    std::fwrite(address, 1, 8, f);
+    std::fclose(f);
+    return truncate(path, static_cast<off_t>(end)) == 0 ? 0 : 1;
+}
+
 long long number(const char* text) {
     return text ? std::atoll(text) : 0;
 }
@@ -60,6 +100,7 @@ int main(int argc, char** argv) {
     }
     const std::string mode = argv[1];
     const char* arg = argc > 3 ? argv[3] : nullptr;
+    if (mode == "past-eof") return cut_past_eof(argv[2]);
     hid_t file = latest_file(argv[2]);
     if (mode == "groups-only") {
         H5Gclose(H5Gcreate2(file, "step_00001", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
@@ -113,6 +154,8 @@ int main(int argc, char** argv) {
         H5Dclose(H5Dcreate2(file, "huge", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
         H5Pclose(dcpl);
         H5Sclose(space);
+    } else if (mode == "byte-order") {
+        values_1000(file, std::strcmp(arg ? arg : "", "be") == 0 ? H5T_IEEE_F32BE : H5T_IEEE_F32LE);
     } else if (mode == "odd-names") {
         f32_dataset(file, "evil\x1b[31mred", 4);
         f32_dataset(file, "bad\xff\xfeutf8", 4);

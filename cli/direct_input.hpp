@@ -1,0 +1,50 @@
+#pragma once
+// Reading an HDF5 dump's values on many threads. The values of a typical gradient dataset lie
+// in the file as one contiguous run of little-endian bytes, exactly what H5Dread would return.
+// Those are read with pread by the thread that encodes them, instead of by H5Dread on the one
+// thread that may call HDF5 (the library is not thread-safe), which made reading a serial
+// bottleneck at every thread count. (Mapping them instead of reading was measured slower: the
+// page cache is mapped in 4 KiB pages, and the codecs' scans over them cost more than the copy
+// into a buffer on 2 MiB pages saves.) Every other dataset is read with H5Dread as before:
+// chunked, filtered, compact or external storage, another byte order or a type that needs
+// converting, storage never written (fill values), and a dump read from standard input.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "hdf5_dump.hpp"
+#include "hdf5_handle.hpp"
+
+namespace gradcodec::cli {
+
+struct FileExtent {
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;
+};
+
+class DirectInput {
+  public:
+    // `file`: the open dump; `name`: INPUT as the user gave it.
+    DirectInput(hid_t file, const std::string& name);
+    ~DirectInput();
+    DirectInput(const DirectInput&) = delete;
+    DirectInput& operator=(const DirectInput&) = delete;
+
+    // Where the dataset's values lie in the file, when they may be mapped; nullopt when they
+    // must go through H5Dread. Error(bad_input) naming file and dataset when the values would
+    // lie past the end of the file (a truncated or damaged file). Calls HDF5: reading thread only.
+    std::optional<FileExtent> extent_of(const DumpDataset& dataset) const;
+
+    // Reads an extent returned above into `out` (extent.size bytes); any thread. Error(io)
+    // naming `where` when the read fails, Error(bad_input) when the file has shrunk meanwhile.
+    void read(FileExtent extent, std::span<std::byte> out, const std::string& where) const;
+
+  private:
+    std::string name_;
+    int fd_ = -1;            // our own descriptor of the file HDF5 opened; -1: no direct reads
+    std::uint64_t end_ = 0;  // bytes of the file that hold data: its size, and HDF5's end
+};
+
+}  // namespace gradcodec::cli
