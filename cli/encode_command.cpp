@@ -28,15 +28,24 @@ namespace {
 
 const char* kRawTensorPath = "/data";
 
+// A payload encoded into a pooled buffer: its first `size` bytes.
+struct InPlacePayload {
+    PooledBuffer buffer;
+    std::size_t size = 0;
+    std::uint16_t codec_id = 0;
+    std::string spec;
+};
+
 // A tensor on its way through: read, encoded (on any thread), then written in order.
 struct TensorJob {
     std::string path;
     DType dtype;
     std::vector<std::uint64_t> shape;
     std::vector<Attribute> attributes;
-    PooledBuffer data;                 // the values, read here through HDF5 or
-    std::optional<FileExtent> extent;  // where the encoding thread reads them (DirectInput)
-    EncodedTensor encoded;
+    PooledBuffer data;                       // the values, read here through HDF5 or
+    std::optional<FileExtent> extent;        // where the encoding thread reads them (DirectInput)
+    EncodedTensor encoded;                   // a planned encode's payload, or
+    std::optional<InPlacePayload> in_place;  // a direct one's
 };
 
 // Under --scope group or --target, the codec's setting and cut are fixed per unit before its
@@ -168,23 +177,37 @@ struct Encoder {
                           [&](const Codec& c) { return encode_tensor(c, meta, data); });
     }
 
-    // A direct tensor encoded in place into `buffer` (taken at the codec's bound, its pages
-    // left untouched until the codec writes them) and written from there: no payload vector.
-    void encode_and_write(const std::string& path, DType dtype,
-                          const std::vector<std::uint64_t>& shape,
-                          const std::vector<Attribute>& attributes, std::span<const std::byte> data,
-                          unsigned threads, BufferPool& buffers) {
+    // A direct tensor encoded in place into a pooled buffer taken at the codec's bound (its
+    // pages left untouched until the codec writes them), so no payload vector is made.
+    InPlacePayload encode_in_place(const std::string& path, DType dtype,
+                                   const std::vector<std::uint64_t>& shape,
+                                   std::span<const std::byte> data, unsigned threads,
+                                   BufferPool& buffers) const {
         const TensorMeta meta = meta_of(path, dtype, shape);
-        with_codec(path, dtype, threads, [&](const Codec& c) {
-            PooledBuffer buffer = buffers.take(c.max_encoded_size(meta));
-            const std::span<std::uint8_t> out(
-                reinterpret_cast<std::uint8_t*>(buffer.bytes().data()), buffer.bytes().size());
-            const std::size_t size = c.encode_into(meta, data, out);
-            matched += applies(path, dtype) ? 1 : 0;
-            writer.write(TensorRecord{path, dtype, shape, attributes, c.id(), c.spec(), {}},
-                         out.first(size));
-            buffers.give_back(std::move(buffer));
+        return with_codec(path, dtype, threads, [&](const Codec& c) {
+            InPlacePayload p{buffers.take(c.max_encoded_size(meta)), 0, c.id(), c.spec()};
+            const std::span<std::byte> out = p.buffer.bytes();
+            p.size = c.encode_into(meta, data,
+                                   {reinterpret_cast<std::uint8_t*>(out.data()), out.size()});
+            return p;
         });
+    }
+
+    // Writes the record from the pooled buffer, then hands the buffer back for the next tensor.
+    void write_in_place(std::string path, DType dtype, std::vector<std::uint64_t> shape,
+                        std::vector<Attribute> attributes, InPlacePayload payload,
+                        BufferPool& buffers) {
+        matched += applies(path, dtype) ? 1 : 0;
+        const std::span<const std::byte> bytes = payload.buffer.bytes().first(payload.size);
+        writer.write(TensorRecord{std::move(path),
+                                  dtype,
+                                  std::move(shape),
+                                  std::move(attributes),
+                                  payload.codec_id,
+                                  std::move(payload.spec),
+                                  {}},
+                     {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+        buffers.give_back(std::move(payload.buffer));
     }
 
     void write(std::string path, DType dtype, std::vector<std::uint64_t> shape,
@@ -203,8 +226,10 @@ void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
     const RawInput input(args.input, meta.byte_count(), "the shape");
     if (encoder.direct(kRawTensorPath, meta.dtype)) {
         BufferPool buffers;
-        encoder.encode_and_write(kRawTensorPath, meta.dtype, meta.shape, {}, input.bytes(), threads,
-                                 buffers);
+        encoder.write_in_place(kRawTensorPath, meta.dtype, meta.shape, {},
+                               encoder.encode_in_place(kRawTensorPath, meta.dtype, meta.shape,
+                                                       input.bytes(), threads, buffers),
+                               buffers);
         return;
     }
     EncodedTensor encoded =
@@ -230,46 +255,59 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
     // only append to the stream, so any thread may write them while this one reads on.
     OrderedJobs jobs(encoder.serial() ? 1 : threads, FinishOn::any_thread);
     try {
-        walk_dump(args.input, file.get(),
-                  {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
-                   [&](const DumpDataset& d) {
-                       progress.tick(display_name(d.path));
-                       auto job = std::make_shared<TensorJob>(TensorJob{
-                           d.path, d.dtype, d.shape, d.attributes, {}, direct.extent_of(d), {}});
-                       if (!job->extent) {
-                           job->data = buffers.take(d.byte_count());
-                           d.read_into(args.input, job->data.bytes());
-                       }
-                       jobs.add(
-                           d.byte_count(),
-                           [&encoder, &direct, &buffers, &args, job, per_tensor](unsigned t) {
-                               if (job->extent) {
-                                   job->data = buffers.take(job->extent->size);
-                                   direct.read(*job->extent, job->data.bytes(),
-                                               args.input + ": " + job->path);
-                               }
-                               job->encoded = encoder.encode(job->path, job->dtype, job->shape,
-                                                             job->attributes, job->data.bytes(),
-                                                             std::max(t, per_tensor));
-                               // The values are not needed for writing: the next tensor may reuse
-                               // them.
-                               buffers.give_back(std::move(job->data));
-                           },
-                           [&encoder, job] {
-                               encoder.write(std::move(job->path), job->dtype,
-                                             std::move(job->shape), std::move(job->attributes),
-                                             std::move(job->encoded));
-                           });
-                   },
-                   [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); },
-                   [&](const TypedDataset& d) {
-                       progress.tick(display_name(d.path));
-                       auto record = std::make_shared<TypedRecord>(
-                           d.read(args.input, ByteBudget(args.max_tensor_bytes).tensor_cap()));
-                       jobs.add([&writer, record] { writer.write(*record); });
-                   }},
-                  DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
-                             args.skip_unsupported});
+        walk_dump(
+            args.input, file.get(),
+            {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },
+             [&](const DumpDataset& d) {
+                 progress.tick(display_name(d.path));
+                 auto job = std::make_shared<TensorJob>(TensorJob{
+                     d.path, d.dtype, d.shape, d.attributes, {}, direct.extent_of(d), {}, {}});
+                 if (!job->extent) {
+                     job->data = buffers.take(d.byte_count());
+                     d.read_into(args.input, job->data.bytes());
+                 }
+                 jobs.add(
+                     d.byte_count(),
+                     [&encoder, &direct, &buffers, &args, job, per_tensor](unsigned t) {
+                         if (job->extent) {
+                             job->data = buffers.take(job->extent->size);
+                             direct.read(*job->extent, job->data.bytes(),
+                                         args.input + ": " + job->path);
+                         }
+                         const unsigned job_threads = std::max(t, per_tensor);
+                         if (encoder.direct(job->path, job->dtype)) {
+                             job->in_place =
+                                 encoder.encode_in_place(job->path, job->dtype, job->shape,
+                                                         job->data.bytes(), job_threads, buffers);
+                         } else {
+                             job->encoded =
+                                 encoder.encode(job->path, job->dtype, job->shape, job->attributes,
+                                                job->data.bytes(), job_threads);
+                         }
+                         // The values are not needed for writing: the next tensor may reuse
+                         // them.
+                         buffers.give_back(std::move(job->data));
+                     },
+                     [&encoder, &buffers, job] {
+                         if (job->in_place) {
+                             encoder.write_in_place(
+                                 std::move(job->path), job->dtype, std::move(job->shape),
+                                 std::move(job->attributes), std::move(*job->in_place), buffers);
+                             return;
+                         }
+                         encoder.write(std::move(job->path), job->dtype, std::move(job->shape),
+                                       std::move(job->attributes), std::move(job->encoded));
+                     });
+             },
+             [&](const LinkRecord& l) { jobs.add([&writer, l] { writer.write(l); }); },
+             [&](const TypedDataset& d) {
+                 progress.tick(display_name(d.path));
+                 auto record = std::make_shared<TypedRecord>(
+                     d.read(args.input, ByteBudget(args.max_tensor_bytes).tensor_cap()));
+                 jobs.add([&writer, record] { writer.write(*record); });
+             }},
+            DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
+                       args.skip_unsupported});
     } catch (...) {
         jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
         throw;
