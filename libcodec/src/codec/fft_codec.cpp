@@ -16,6 +16,7 @@
 #include "codec/frequency_codec.hpp"
 #include "codec/group_codecs.hpp"
 #include "common/parallel.hpp"
+#include "common/scratch.hpp"
 #include "index/position_coder.hpp"
 #include "transform/aligned_array.hpp"
 #include "transform/fft_backend.hpp"
@@ -46,8 +47,8 @@ struct SpectrumLayout {
         return k == 0 || (len % 2 == 0 && k == len / 2);
     }
     // The real bins, ascending.
-    std::vector<std::uint64_t> real_bins() const {
-        std::vector<std::uint64_t> out;
+    ScratchVector<std::uint64_t> real_bins() const {
+        ScratchVector<std::uint64_t> out;
         const auto add = [&](std::uint64_t first, std::uint64_t len) {
             out.push_back(first);
             if (len % 2 == 0) out.push_back(first + len / 2);
@@ -120,8 +121,8 @@ void transform_and_score(const SpectrumLayout& s, const float* x, std::complex<f
     }
 }
 
-std::vector<std::uint64_t> select_bins(const FrequencyParams& params, const SpectrumLayout& s,
-                                       std::span<float> scores) {
+ScratchVector<std::uint64_t> select_bins(const FrequencyParams& params, const SpectrumLayout& s,
+                                         std::span<float> scores) {
     if (params.selector == FrequencySelector::topk) {
         return select_by_weight(scores, s.real_bins(),
                                 kept_scalar_target(params.density, s.chunks.n));
@@ -132,9 +133,9 @@ std::vector<std::uint64_t> select_bins(const FrequencyParams& params, const Spec
 }
 
 // Re, then Im unless the bin is real, for each kept bin in ascending order.
-std::vector<float> gather_values(const SpectrumLayout& s, const std::complex<float>* spectrum,
-                                 std::span<const std::uint64_t> kept) {
-    std::vector<float> values;
+ScratchVector<float> gather_values(const SpectrumLayout& s, const std::complex<float>* spectrum,
+                                   std::span<const std::uint64_t> kept) {
+    ScratchVector<float> values;
     values.reserve(2 * kept.size());
     std::uint64_t chunk = 0, first = 0;  // the chunk holding the current bin, its first bin
     std::uint64_t len = s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail;
@@ -160,9 +161,9 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
     AlignedArray<std::complex<float>> spectrum(s.storage());
     AlignedArray<float> scores(s.bin_count());
     transform_and_score(s, x.data(), spectrum.data(), scores.data());
-    const std::vector<std::uint64_t> kept = select_bins(params, s, scores.span());
+    const ScratchVector<std::uint64_t> kept = select_bins(params, s, scores.span());
 
-    const std::vector<float> values = gather_values(s, spectrum.data(), kept);
+    const ScratchVector<float> values = gather_values(s, spectrum.data(), kept);
     write_frequency_payload(params, meta, x, kept, s.bin_count(), values, options, "FFT", out);
 }
 
@@ -202,14 +203,15 @@ void scatter_values(const SpectrumLayout& s, std::span<const float> values,
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
-    ByteReader r(payload, meta.name + ": fft payload");
+    ByteReader r(payload, meta.name, "fft payload");
     const FrequencyHeader h = read_frequency_header(r);
     const std::uint64_t n = out.size() / dtype_size(meta.dtype);
     const SpectrumLayout s(ChunkLayout(n, h.chunk));
-    const std::vector<std::uint64_t> kept = decode_positions(r, s.bin_count());
+    ScratchVector<std::uint64_t> kept;
+    decode_positions_into(r, s.bin_count(), kept);
     std::uint64_t scalars = 0;
     for (const std::uint64_t g : kept) scalars += s.is_real(g) ? 1 : 2;
-    std::vector<float> values(scalars);
+    ScratchVector<float> values(scalars);
     decode_values(r, values);
     r.expect_end();
 
@@ -278,7 +280,7 @@ struct FftScores {
     SpectrumLayout layout;
     AlignedArray<std::complex<float>> spectrum;
     AlignedArray<float> scores;
-    std::vector<std::uint64_t> singles;
+    ScratchVector<std::uint64_t> singles;
     bool weighted;
 };
 
@@ -301,9 +303,9 @@ std::vector<std::uint8_t> encode_fft_with_cut(const CodecSpec& spec, const Tenso
     const FrequencyParams params = parse_frequency_params(spec, kFftDefaultChunk);
     require_finite(meta, x);  // a non-finite bin could fall below another tensor's cut
     const FftScores s(params, x);
-    const std::vector<std::uint64_t> kept =
+    const ScratchVector<std::uint64_t> kept =
         select_with_cut(s.scores.span(), {cut.bits, tie_budget}, s.weights(), spent).indices;
-    const std::vector<float> values = gather_values(s.layout, s.spectrum.data(), kept);
+    const ScratchVector<float> values = gather_values(s.layout, s.spectrum.data(), kept);
     return written_bytes([&](ByteOutput& out) {
         write_frequency_payload(params, meta, x, kept, s.layout.bin_count(), values, options, "FFT",
                                 out);

@@ -11,6 +11,7 @@
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
+#include "common/scratch.hpp"
 #include "common/spec_params.hpp"
 #include "gradcodec/error.hpp"
 #include "index/position_coder.hpp"
@@ -93,7 +94,7 @@ void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
                  std::string(dtype_name(meta.dtype)) + " (" + detail +
                  "); values this close to the dtype's largest need a lossless or cast codec");
     };
-    std::vector<std::byte> decoded(meta.byte_count());
+    ScratchVector<std::byte> decoded(meta.byte_count());
     try {
         decode_payload(transform == "FFT" ? kCodecFft : kCodecDct, meta, payload, decoded);
     } catch (const Error& e) {

@@ -4,18 +4,19 @@
 #include <cmath>
 #include <utility>
 
+#include "common/scratch.hpp"
 #include "select/dgc.hpp"
 #include "select/sidco.hpp"
 #include "select/topk.hpp"
 
 namespace gradcodec {
-std::vector<std::uint64_t> select_by_weight(std::span<const float> scores,
-                                            std::span<const std::uint64_t> singles,
-                                            std::uint64_t target) {
+ScratchVector<std::uint64_t> select_by_weight(std::span<const float> scores,
+                                              std::span<const std::uint64_t> singles,
+                                              std::uint64_t target) {
     const std::uint64_t size = scores.size();
     const std::uint64_t total = 2 * size - singles.size();
     if (target >= total) {
-        std::vector<std::uint64_t> all(size);
+        ScratchVector<std::uint64_t> all(size);
         for (std::uint64_t i = 0; i < size; ++i) all[i] = i;
         return all;
     }
@@ -23,16 +24,16 @@ std::vector<std::uint64_t> select_by_weight(std::span<const float> scores,
     // one selection over everything of the upper bound, then one within it, find it exactly.
     const std::uint64_t least = (target + 1) / 2;
     const std::uint64_t most = std::min(size, least + singles.size());
-    std::vector<std::uint64_t> wide = select_topk(scores, most).indices;
+    ScratchVector<std::uint64_t> wide = select_topk(scores, most).indices;
     if (wide.size() == least) return wide;
-    std::vector<float> wide_scores(wide.size());
+    ScratchVector<float> wide_scores(wide.size());
     for (std::size_t i = 0; i < wide.size(); ++i) wide_scores[i] = scores[wide[i]];
-    const std::vector<std::uint64_t> core = select_topk(wide_scores, least).indices;
+    const ScratchVector<std::uint64_t> core = select_topk(wide_scores, least).indices;
 
     // Walk wide in index order: core members count toward the weight, the others (at most
     // |singles| of them) wait in `rest` for their turn in rank order.
-    std::vector<std::uint8_t> keep(wide.size(), 0);
-    std::vector<std::uint64_t> rest;  // local indices into wide
+    ScratchVector<std::uint8_t> keep(wide.size(), 0);
+    ScratchVector<std::uint64_t> rest;  // local indices into wide
     std::uint64_t weight = 0;
     std::size_t c = 0, s = 0;
     for (std::size_t i = 0; i < wide.size(); ++i) {
@@ -50,7 +51,7 @@ std::vector<std::uint64_t> select_by_weight(std::span<const float> scores,
     // Rank keys are gathered first: sorting through indices into `scores` would miss cache.
     const std::size_t deficit = static_cast<std::size_t>(
         weight >= target ? 0 : std::min<std::uint64_t>(target - weight, rest.size()));
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> ranked(rest.size());
+    ScratchVector<std::pair<std::uint32_t, std::uint64_t>> ranked(rest.size());
     for (std::size_t i = 0; i < rest.size(); ++i) {
         ranked[i] = {0x7fffffffu - magnitude_bits(wide_scores[rest[i]]), rest[i]};
     }
@@ -70,8 +71,8 @@ std::vector<std::uint64_t> select_by_weight(std::span<const float> scores,
     return wide;
 }
 
-std::vector<std::uint64_t> select_coefficients(FrequencySelector selector,
-                                               std::span<const float> scores, double density) {
+ScratchVector<std::uint64_t> select_coefficients(FrequencySelector selector,
+                                                 std::span<const float> scores, double density) {
     switch (selector) {
         case FrequencySelector::sidco: {
             SidcoParams p;

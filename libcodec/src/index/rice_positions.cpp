@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 
+#include "common/scratch.hpp"
 #include "index/position_coders.hpp"
 
 namespace gradcodec {
@@ -144,7 +145,7 @@ RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
     return c;
 }
 
-std::vector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r) {
+ScratchVector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r) {
     BitWriter w;
     encode_range(w, sorted, 0, sorted.size(), r);
     return w.finish();
@@ -156,8 +157,8 @@ void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r,
     decode_range(in, n, k, r, next, out);
 }
 
-std::vector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
-                                             unsigned log2_block) {
+ScratchVector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
+                                               unsigned log2_block) {
     BitWriter w;
     const std::size_t block = std::size_t{1} << log2_block;
     for (std::size_t b = 0; b < sorted.size(); b += block) {
