@@ -136,7 +136,10 @@ ScratchVector<std::uint64_t> select_bins(const FrequencyParams& params, const Sp
 ScratchVector<float> gather_values(const SpectrumLayout& s, const std::complex<float>* spectrum,
                                    std::span<const std::uint64_t> kept) {
     ScratchVector<float> values;
-    values.reserve(2 * kept.size());
+    // Sized once and written through a cursor (both parts of each bin; a real bin's Im is
+    // overwritten by the next bin), then cut to what was kept.
+    values.resize(2 * kept.size());
+    float* cursor = values.data();
     std::uint64_t chunk = 0, first = 0;  // the chunk holding the current bin, its first bin
     std::uint64_t len = s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail;
     for (const std::uint64_t g : kept) {
@@ -147,9 +150,11 @@ ScratchVector<float> gather_values(const SpectrumLayout& s, const std::complex<f
         }
         const std::uint64_t k = g - first;
         const std::complex<float> v = spectrum[chunk * s.stride + k];
-        values.push_back(v.real());
-        if (k != 0 && !(len % 2 == 0 && k == len / 2)) values.push_back(v.imag());
+        cursor[0] = v.real();
+        cursor[1] = v.imag();
+        cursor += k != 0 && !(len % 2 == 0 && k == len / 2) ? 2 : 1;
     }
+    values.resize(static_cast<std::size_t>(cursor - values.data()));
     return values;
 }
 
