@@ -6,6 +6,7 @@
 #endif
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -100,18 +101,25 @@ void score_bins(const std::complex<float>* spectrum, std::uint64_t stride, std::
 // chunk/tail: by Parseval a bin's score is then the energy per scalar it restores, on one
 // scale for every chunk. Works a block of chunks at a time, so scoring reads a spectrum
 // still in cache.
-void transform_and_score(const SpectrumLayout& s, const float* x, std::complex<float>* spectrum,
-                         float* scores) {
+// Also returns largest_magnitude(x), taken block by block while each block is in cache.
+float transform_and_score(const SpectrumLayout& s, const float* x, std::complex<float>* spectrum,
+                          float* scores) {
     constexpr std::uint64_t kBlockValues = 1 << 14;
     const FftBackend& fft = default_fft_backend();
     const ChunkLayout& c = s.chunks;
     const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    ScratchVector<std::uint32_t> block_largest(piece_count(c.full, per_block) + 1, 0);
     // Blocks are independent: with several threads each takes whole blocks.
     parallel_pieces(c.full, per_block, [&](std::uint64_t first, std::uint64_t count) {
         std::complex<float>* block = spectrum + first * s.stride;
-        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, x + first * c.chunk, block);
+        const float* values = x + first * c.chunk;
+        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, block);
         score_bins(block, s.stride, s.bins, count, 1.0f, scores + first * s.bins);
+        block_largest[first / per_block] =
+            std::bit_cast<std::uint32_t>(largest_magnitude(std::span(values, count * c.chunk)));
     });
+    const float* tail = x + c.full * c.chunk;
+    block_largest.back() = std::bit_cast<std::uint32_t>(largest_magnitude(std::span(tail, c.tail)));
     if (c.tail != 0) {
         std::complex<float>* block = spectrum + c.full * s.stride;
         fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, x + c.full * c.chunk, block);
@@ -119,6 +127,7 @@ void transform_and_score(const SpectrumLayout& s, const float* x, std::complex<f
             static_cast<float>(static_cast<double>(c.chunk) / static_cast<double>(c.tail));
         score_bins(block, s.tail_bins, s.tail_bins, 1, scale, scores + c.full * s.bins);
     }
+    return std::bit_cast<float>(*std::max_element(block_largest.begin(), block_largest.end()));
 }
 
 ScratchVector<std::uint64_t> select_bins(const FrequencyParams& params, const SpectrumLayout& s,
@@ -165,11 +174,12 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
     const SpectrumLayout s(ChunkLayout(x.size(), params.chunk));
     AlignedArray<std::complex<float>> spectrum(s.storage());
     AlignedArray<float> scores(s.bin_count());
-    transform_and_score(s, x.data(), spectrum.data(), scores.data());
+    const float largest = transform_and_score(s, x.data(), spectrum.data(), scores.data());
     const ScratchVector<std::uint64_t> kept = select_bins(params, s, scores.span());
 
     const ScratchVector<float> values = gather_values(s, spectrum.data(), kept);
-    write_frequency_payload(params, meta, x, kept, s.bin_count(), values, options, "FFT", out);
+    write_frequency_payload(params, meta, x, largest, kept, s.bin_count(), values, options, "FFT",
+                            out);
 }
 
 std::any compile(const CodecSpec& spec) {

@@ -33,13 +33,36 @@ std::pair<std::uint32_t, std::uint64_t> bucket_reaching(std::span<const std::uin
     return {0, above};  // unreachable when target <= the total weight
 }
 
+// Weights per bucket of the high 16 bits. Counts go to two interleaved 32-bit tables, which
+// halves the stalls of runs of equal buckets (scores have few exponents), in pieces short
+// enough for the counts to stay exact.
+ScratchVector<std::uint64_t> weighted_high_histogram(std::span<const float> scores,
+                                                     std::span<const std::uint64_t> singles) {
+    ScratchVector<std::uint64_t> high(kHighBuckets, 0);
+    ScratchVector<std::uint32_t> h0(kHighBuckets), h1(kHighBuckets);
+    constexpr std::size_t kPiece = std::size_t{1} << 31;
+    for (std::size_t first = 0; first < scores.size(); first += kPiece) {
+        const std::size_t end = std::min(scores.size(), first + kPiece);
+        std::fill(h0.begin(), h0.end(), 0u);
+        std::fill(h1.begin(), h1.end(), 0u);
+        std::size_t i = first;
+        for (; i + 2 <= end; i += 2) {
+            ++h0[magnitude_bits(scores[i]) >> 16];
+            ++h1[magnitude_bits(scores[i + 1]) >> 16];
+        }
+        if (i < end) ++h0[magnitude_bits(scores[i]) >> 16];
+        for (std::size_t b = 0; b < kHighBuckets; ++b)
+            high[b] += 2 * (std::uint64_t{h0[b]} + h1[b]);
+    }
+    for (const std::uint64_t i : singles) high[magnitude_bits(scores[i]) >> 16] -= 1;
+    return high;
+}
+
 // A radix select on weights: a weighted histogram of the high 16 bits of every score's
 // pattern, then of the low 16 bits inside the bucket where the weight reaches `target`.
 WeightCut weighted_cut(std::span<const float> scores, std::span<const std::uint64_t> singles,
                        std::uint64_t target) {
-    ScratchVector<std::uint64_t> high(kHighBuckets, 0);
-    for (const float v : scores) high[magnitude_bits(v) >> 16] += 2;
-    for (const std::uint64_t i : singles) high[magnitude_bits(scores[i]) >> 16] -= 1;
+    const ScratchVector<std::uint64_t> high = weighted_high_histogram(scores, singles);
     const auto [bucket, above] = bucket_reaching(high, target);
     ScratchVector<std::uint64_t> low(kLowBuckets, 0);
     for (const float v : scores) {
