@@ -78,7 +78,7 @@ WeightCut weighted_cut(std::span<const float> scores, std::span<const std::uint6
 }
 
 // The same rule as the two top-k passes below, in three passes over the scores: for one
-// thread, where the top-k passes do not split across threads.
+// thread and larger targets, where top-k takes a histogram pass of its own twice.
 ScratchVector<std::uint64_t> select_by_weight_serial(std::span<const float> scores,
                                                      std::span<const std::uint64_t> singles,
                                                      std::uint64_t target) {
@@ -117,7 +117,10 @@ ScratchVector<std::uint64_t> select_by_weight(std::span<const float> scores,
         for (std::uint64_t i = 0; i < size; ++i) all[i] = i;
         return all;
     }
-    if (codec_threads() <= 1) return select_by_weight_serial(scores, singles, target);
+    // The radix select reads every score three times; when the kept set is small, top-k's
+    // candidate collection (a vectorised pass, then work on the short list) costs less.
+    const bool small = (target + 1) / 2 + singles.size() <= size / 8;
+    if (codec_threads() <= 1 && !small) return select_by_weight_serial(scores, singles, target);
     // The answer has between ceil(target/2) and ceil(target/2) + |singles| coefficients, so
     // one selection over everything of the upper bound, then one within it, find it exactly.
     const std::uint64_t least = (target + 1) / 2;
