@@ -119,7 +119,7 @@ constexpr std::int64_t kLarge = 25000000;  // ResNet-50-sized
 
 }  // namespace
 
-#define GRADCODEC_REUSE_PAIR(label, spec)                \
+#define GRADCODEC_REUSE_CASES(label, spec)               \
     BENCHMARK_CAPTURE(one_off, label, spec)              \
         ->Arg(kSmall)                                    \
         ->Arg(kLarge)                                    \
@@ -133,15 +133,15 @@ constexpr std::int64_t kLarge = 25000000;  // ResNet-50-sized
         ->Arg(kLarge)                                    \
         ->Unit(benchmark::kMicrosecond)
 
-GRADCODEC_REUSE_PAIR(cast_bf16, std::string("cast:to=bf16"));
-GRADCODEC_REUSE_PAIR(rangeq8, std::string("rangeq:bits=8"));
-GRADCODEC_REUSE_PAIR(lossless, std::string("lossless"));
-GRADCODEC_REUSE_PAIR(topk0001, std::string("topk:density=0.001"));
+GRADCODEC_REUSE_CASES(cast_bf16, std::string("cast:to=bf16"));
+GRADCODEC_REUSE_CASES(rangeq8, std::string("rangeq:bits=8"));
+GRADCODEC_REUSE_CASES(lossless, std::string("lossless"));
+GRADCODEC_REUSE_CASES(topk0001, std::string("topk:density=0.001"));
 // |x| > 0.005 keeps about 0.7% of these Laplace values (scale 1e-3).
-GRADCODEC_REUSE_PAIR(threshold, std::string("threshold:value=0.005"));
-GRADCODEC_REUSE_PAIR(dgc001, std::string("dgc:density=0.01"));
-GRADCODEC_REUSE_PAIR(sidco001, std::string("sidco:density=0.01"));
-GRADCODEC_REUSE_PAIR(fft01, std::string("fft:density=0.1"));
-GRADCODEC_REUSE_PAIR(dct01, std::string("dct:density=0.1"));
+GRADCODEC_REUSE_CASES(threshold, std::string("threshold:value=0.005"));
+GRADCODEC_REUSE_CASES(dgc001, std::string("dgc:density=0.01"));
+GRADCODEC_REUSE_CASES(sidco001, std::string("sidco:density=0.01"));
+GRADCODEC_REUSE_CASES(fft01, std::string("fft:density=0.1"));
+GRADCODEC_REUSE_CASES(dct01, std::string("dct:density=0.1"));
 
 BENCHMARK_MAIN();
