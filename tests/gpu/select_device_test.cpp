@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codec/frequency_selection.hpp"
+#include "common/scratch.hpp"
 #include "device_buffer.hpp"
 #include "radix_select.hpp"
 #include "select/topk.hpp"
@@ -23,13 +24,15 @@ std::vector<float> tied_values(std::size_t n, unsigned seed, float grid) {
     return v;
 }
 
-std::vector<std::uint64_t> device_select(const std::vector<float>& x, const cuda::WeightRule& rule,
-                                         std::uint64_t target) {
+// In the CPU selectors' vector type, so the two compare directly.
+ScratchVector<std::uint64_t> device_select(const std::vector<float>& x,
+                                           const cuda::WeightRule& rule, std::uint64_t target) {
     DeviceBuffer<float> scores(x);
     DeviceBuffer<std::uint64_t> out(x.size());
     const std::uint64_t k =
         cuda::select_by_weight_on_device(scores.get(), x.size(), rule, target, out.get());
-    return out.host(k);
+    const std::vector<std::uint64_t> kept = out.host(k);
+    return {kept.begin(), kept.end()};
 }
 
 }  // namespace

@@ -215,7 +215,7 @@ TEST_CASE("a weighted selection keeps the shortest ranked prefix reaching the ta
     // (1.0)
     const std::vector<float> scores{8.0f, 5.0f, 1.0f, 9.0f, 8.0f};
     const std::vector<std::uint64_t> singles{1, 3};
-    using V = std::vector<std::uint64_t>;
+    using V = ScratchVector<std::uint64_t>;
     CHECK(select_by_weight(scores, singles, 1) == V{3});
     CHECK(select_by_weight(scores, singles, 2) == V{0, 3});
     CHECK(select_by_weight(scores, singles, 3) == V{0, 3});
@@ -244,7 +244,7 @@ TEST_CASE("a weighted selection agrees with a full ranking on random scores and 
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(),
                          [&](auto a, auto b) { return scores[a] > scores[b]; });
-        std::vector<std::uint64_t> want;
+        ScratchVector<std::uint64_t> want;
         std::uint64_t weight = 0;
         for (std::size_t i = 0; i < size && weight < target; ++i) {
             want.push_back(order[i]);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/parallel.hpp"
+#include "common/scratch.hpp"
 #include "select/magnitude_scan.hpp"
 #include "select/threshold.hpp"
 #include "select/topk.hpp"
@@ -17,8 +18,8 @@ using namespace gradcodec;
 namespace {
 
 // The reference: a stable sort by magnitude pattern, descending, then the first k indices.
-std::vector<std::uint64_t> brute_topk(const std::vector<float>& x, std::uint64_t k) {
-    std::vector<std::uint64_t> order(x.size());
+ScratchVector<std::uint64_t> brute_topk(const std::vector<float>& x, std::uint64_t k) {
+    ScratchVector<std::uint64_t> order(x.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) {
         return magnitude_bits(x[a]) > magnitude_bits(x[b]);
@@ -65,9 +66,9 @@ TEST_CASE("a top-k matches a brute-force sort on random tensors", "[select][topk
 
 TEST_CASE("a top-k of ties keeps the lower indices", "[select][topk]") {
     std::vector<float> x = {1, -2, 2, 0.5f, -2, 2, 1};
-    CHECK(select_topk(x, 2).indices == std::vector<std::uint64_t>{1, 2});
-    CHECK(select_topk(x, 4).indices == std::vector<std::uint64_t>{1, 2, 4, 5});
-    CHECK(select_topk(x, 5).indices == std::vector<std::uint64_t>{0, 1, 2, 4, 5});
+    CHECK(select_topk(x, 2).indices == ScratchVector<std::uint64_t>{1, 2});
+    CHECK(select_topk(x, 4).indices == ScratchVector<std::uint64_t>{1, 2, 4, 5});
+    CHECK(select_topk(x, 5).indices == ScratchVector<std::uint64_t>{0, 1, 2, 4, 5});
     std::mt19937_64 rng(7);
     for (int trial = 0; trial < 30; ++trial) {
         std::vector<float> y(1 + rng() % 3000);
@@ -89,7 +90,7 @@ TEST_CASE("a top-k of zeros and negative zeros treats them as equal", "[select][
     std::vector<float> x(100, 0.0f);
     for (std::size_t i = 0; i < x.size(); i += 2) x[i] = -0.0f;
     x[50] = 1e-3f;
-    CHECK(select_topk(x, 3).indices == std::vector<std::uint64_t>{0, 1, 50});
+    CHECK(select_topk(x, 3).indices == ScratchVector<std::uint64_t>{0, 1, 50});
     check_against_brute(x, 60);
 }
 
@@ -98,13 +99,13 @@ TEST_CASE("a top-k orders subnormals below normals and by value", "[select][topk
     std::vector<float> x = {tiny,  3 * tiny, -2 * tiny, 0.0f, std::numeric_limits<float>::min(),
                             -tiny, 1e-40f,   -1e-41f};
     for (std::uint64_t k = 1; k <= x.size(); ++k) check_against_brute(x, k);
-    CHECK(select_topk(x, 2).indices == std::vector<std::uint64_t>{4, 6});
+    CHECK(select_topk(x, 2).indices == ScratchVector<std::uint64_t>{4, 6});
 }
 
 TEST_CASE("a top-k ranks NaN above infinity and infinity above numbers", "[select][topk]") {
     std::vector<float> x = {1.0f, std::numeric_limits<float>::quiet_NaN(), -INFINITY, 2.0f};
-    CHECK(select_topk(x, 1).indices == std::vector<std::uint64_t>{1});
-    CHECK(select_topk(x, 2).indices == std::vector<std::uint64_t>{1, 2});
+    CHECK(select_topk(x, 1).indices == ScratchVector<std::uint64_t>{1});
+    CHECK(select_topk(x, 2).indices == ScratchVector<std::uint64_t>{1, 2});
 }
 
 TEST_CASE("a top-k of k = 0 or an empty tensor keeps nothing", "[select][topk]") {
@@ -156,15 +157,15 @@ TEST_CASE("a small k on a large tensor is the exact top-k, whatever its sample s
 
 TEST_CASE("the threshold selector keeps exactly |x| > T", "[select][threshold]") {
     std::vector<float> x = {0.5f, -0.5f, 0.25f, -1.0f, 0.0f, 0.5000001f};
-    CHECK(select_above(x, 0.5f).indices == std::vector<std::uint64_t>{3, 5});
-    CHECK(select_above(x, 0.0f).indices == std::vector<std::uint64_t>{0, 1, 2, 3, 5});
+    CHECK(select_above(x, 0.5f).indices == ScratchVector<std::uint64_t>{3, 5});
+    CHECK(select_above(x, 0.0f).indices == ScratchVector<std::uint64_t>{0, 1, 2, 3, 5});
     CHECK(select_above(x, INFINITY).indices.empty());
     std::mt19937_64 rng(5);
     std::vector<float> y(4099);
     std::normal_distribution<float> g;
     for (auto& v : y) v = g(rng);
     const Selection s = select_above(y, 1.5f);
-    std::vector<std::uint64_t> expected;
+    ScratchVector<std::uint64_t> expected;
     for (std::size_t i = 0; i < y.size(); ++i)
         if (std::fabs(y[i]) > 1.5f) expected.push_back(i);
     CHECK(s.indices == expected);

@@ -91,8 +91,15 @@ class ByteOutput;  // the library's output buffer (a caller's span, or a growing
 // A codec compiled once from its spec: the name is resolved and the keys are parsed and
 // validated into typed parameters, so encoding never parses a string again. A Codec is
 // immutable and cheap to copy (copies share the compiled parameters); one Codec may be used
-// by any number of threads at once. Scratch that encoding reuses (zstd contexts, FFT plans)
-// lives per thread inside the library; no Codec call starts a thread.
+// by any number of threads at once.
+//
+// Scratch lives per thread inside the library, never in the Codec: zstd contexts, FFT plans
+// and every working buffer (selected indices, sections, byte planes, spectra) come from a
+// cache that each calling thread keeps across calls. So with threads == 1, encode_into and
+// decode_into allocate nothing once a thread has made a call of the same size (a warm-up);
+// a larger call grows the thread's cache, which holds up to about twice the largest call's
+// working memory until the thread ends. With threads > 1 a call starts and joins its helper
+// threads, which allocate. No Codec call leaves a thread running.
 class Codec {
   public:
     // Throws Error(usage) on an unknown name, key or value, listing the valid ones, and when
@@ -126,6 +133,12 @@ class Codec {
     // payload once into `residual` and subtracts in place (no second buffer).
     std::size_t encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                             std::span<std::uint8_t> out, std::span<std::byte> residual) const;
+
+    // Decodes a payload of this codec's id into `out` (exactly meta.byte_count() bytes), with
+    // this codec's threads and execution; the same as decode_tensor(id(), ...). Throws
+    // Error(damaged_stream) when the payload is inconsistent with the metadata.
+    void decode_into(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+                     std::span<std::byte> out) const;
 
   private:
     Codec() = default;

@@ -27,15 +27,6 @@ struct CompiledParams {
 
 namespace {
 
-const CodecDef& by_name(std::string_view name) {
-    for (const CodecDef* c : all_codecs())
-        if (c->name == name) return *c;
-    std::string list;
-    for (const CodecDef* c : all_codecs())
-        list += (list.empty() ? "" : ", ") + std::string(c->name);
-    fail(ErrorKind::usage, "unknown codec '" + std::string(name) + "'; valid codecs: " + list);
-}
-
 void check_values(const CodecDef& codec, const TensorMeta& meta,
                   std::span<const std::byte> values) {
     if (values.size() != meta.byte_count()) {
@@ -54,7 +45,7 @@ Codec Codec::compile(std::string_view spec, const EncodeOptions& options) {
 
 Codec Codec::compile(const CodecSpec& spec, const EncodeOptions& options) {
     Codec c;
-    c.def_ = &by_name(spec.name);
+    c.def_ = &codec_by_name(spec.name);
     c.params_ = std::make_shared<const CompiledParams>(
         CompiledParams{spec.to_string(), c.def_->compile(spec)});
     c.options_ = options;
@@ -117,6 +108,11 @@ std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte
     const std::size_t size = encode_into(meta, values, out);
     write_residual(id(), meta, values, out.first(size), residual);
     return size;
+}
+
+void Codec::decode_into(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+                        std::span<std::byte> out) const {
+    decode_tensor(id(), meta, payload, out, DecodeOptions{options_.threads, options_.execution});
 }
 
 }  // namespace gradcodec

@@ -98,7 +98,7 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
-    ByteReader r(payload, meta.name + ": cast payload");
+    ByteReader r(payload, meta.name, "cast payload");
     const std::uint8_t code = r.u8();
     if (code != static_cast<std::uint8_t>(DType::f16) &&
         code != static_cast<std::uint8_t>(DType::bf16)) {

@@ -57,6 +57,9 @@ extern const CodecDef kDctCodec;
 
 std::span<const CodecDef* const> all_codecs();
 
+// The codec a spec names; Error(usage) listing the valid names if none.
+const CodecDef& codec_by_name(std::string_view name);
+
 // The codec that writes payloads of this id; Error(damaged_stream) naming the tensor if none.
 const CodecDef& codec_by_id(std::uint16_t id, const TensorMeta& meta);
 

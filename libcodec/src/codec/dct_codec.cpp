@@ -11,6 +11,7 @@
 #include "codec/frequency_codec.hpp"
 #include "codec/group_codecs.hpp"
 #include "common/parallel.hpp"
+#include "common/scratch.hpp"
 #include "index/position_coder.hpp"
 #include "transform/aligned_array.hpp"
 #include "transform/fft_backend.hpp"
@@ -43,9 +44,9 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
     AlignedArray<float> coefficients(x.size());
     per_chunk(chunks, x.data(), coefficients.data(), fft.dct2);
     // Every coefficient weighs one scalar: a plain top-k of |coefficient|.
-    const std::vector<std::uint64_t> kept =
+    const ScratchVector<std::uint64_t> kept =
         select_coefficients(params.selector, coefficients.span(), params.density);
-    std::vector<float> values(kept.size());
+    ScratchVector<float> values(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) values[i] = coefficients[kept[i]];
     write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT", out);
 }
@@ -63,11 +64,12 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
-    ByteReader r(payload, meta.name + ": dct payload");
+    ByteReader r(payload, meta.name, "dct payload");
     const FrequencyHeader h = read_frequency_header(r);
     const std::uint64_t n = out.size() / dtype_size(meta.dtype);
-    const std::vector<std::uint64_t> kept = decode_positions(r, n);
-    std::vector<float> values(kept.size());
+    ScratchVector<std::uint64_t> kept;
+    decode_positions_into(r, n, kept);
+    ScratchVector<float> values(kept.size());
     decode_values(r, values);
     r.expect_end();
 
@@ -119,9 +121,9 @@ std::vector<std::uint8_t> encode_dct_with_cut(const CodecSpec& spec, const Tenso
     AlignedArray<float> c(x.size());
     transform_chunks(params, x, c);
     const std::span<const float> coefficients(c.data(), x.size());
-    const std::vector<std::uint64_t> kept =
+    const ScratchVector<std::uint64_t> kept =
         select_with_cut(coefficients, {cut.bits, tie_budget}, {}, spent).indices;
-    std::vector<float> values(kept.size());
+    ScratchVector<float> values(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) values[i] = coefficients[kept[i]];
     return written_bytes([&](ByteOutput& out) {
         write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT", out);

@@ -6,6 +6,7 @@
 #endif
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "codec/frequency_codec.hpp"
 #include "codec/group_codecs.hpp"
 #include "common/parallel.hpp"
+#include "common/scratch.hpp"
 #include "index/position_coder.hpp"
 #include "transform/aligned_array.hpp"
 #include "transform/fft_backend.hpp"
@@ -46,8 +48,8 @@ struct SpectrumLayout {
         return k == 0 || (len % 2 == 0 && k == len / 2);
     }
     // The real bins, ascending.
-    std::vector<std::uint64_t> real_bins() const {
-        std::vector<std::uint64_t> out;
+    ScratchVector<std::uint64_t> real_bins() const {
+        ScratchVector<std::uint64_t> out;
         const auto add = [&](std::uint64_t first, std::uint64_t len) {
             out.push_back(first);
             if (len % 2 == 0) out.push_back(first + len / 2);
@@ -99,18 +101,25 @@ void score_bins(const std::complex<float>* spectrum, std::uint64_t stride, std::
 // chunk/tail: by Parseval a bin's score is then the energy per scalar it restores, on one
 // scale for every chunk. Works a block of chunks at a time, so scoring reads a spectrum
 // still in cache.
-void transform_and_score(const SpectrumLayout& s, const float* x, std::complex<float>* spectrum,
-                         float* scores) {
+// Also returns largest_magnitude(x), taken block by block while each block is in cache.
+float transform_and_score(const SpectrumLayout& s, const float* x, std::complex<float>* spectrum,
+                          float* scores) {
     constexpr std::uint64_t kBlockValues = 1 << 14;
     const FftBackend& fft = default_fft_backend();
     const ChunkLayout& c = s.chunks;
     const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    ScratchVector<std::uint32_t> block_largest(piece_count(c.full, per_block) + 1, 0);
     // Blocks are independent: with several threads each takes whole blocks.
     parallel_pieces(c.full, per_block, [&](std::uint64_t first, std::uint64_t count) {
         std::complex<float>* block = spectrum + first * s.stride;
-        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, x + first * c.chunk, block);
+        const float* values = x + first * c.chunk;
+        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, block);
         score_bins(block, s.stride, s.bins, count, 1.0f, scores + first * s.bins);
+        block_largest[first / per_block] =
+            std::bit_cast<std::uint32_t>(largest_magnitude(std::span(values, count * c.chunk)));
     });
+    const float* tail = x + c.full * c.chunk;
+    block_largest.back() = std::bit_cast<std::uint32_t>(largest_magnitude(std::span(tail, c.tail)));
     if (c.tail != 0) {
         std::complex<float>* block = spectrum + c.full * s.stride;
         fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, x + c.full * c.chunk, block);
@@ -118,10 +127,11 @@ void transform_and_score(const SpectrumLayout& s, const float* x, std::complex<f
             static_cast<float>(static_cast<double>(c.chunk) / static_cast<double>(c.tail));
         score_bins(block, s.tail_bins, s.tail_bins, 1, scale, scores + c.full * s.bins);
     }
+    return std::bit_cast<float>(*std::max_element(block_largest.begin(), block_largest.end()));
 }
 
-std::vector<std::uint64_t> select_bins(const FrequencyParams& params, const SpectrumLayout& s,
-                                       std::span<float> scores) {
+ScratchVector<std::uint64_t> select_bins(const FrequencyParams& params, const SpectrumLayout& s,
+                                         std::span<float> scores) {
     if (params.selector == FrequencySelector::topk) {
         return select_by_weight(scores, s.real_bins(),
                                 kept_scalar_target(params.density, s.chunks.n));
@@ -132,10 +142,13 @@ std::vector<std::uint64_t> select_bins(const FrequencyParams& params, const Spec
 }
 
 // Re, then Im unless the bin is real, for each kept bin in ascending order.
-std::vector<float> gather_values(const SpectrumLayout& s, const std::complex<float>* spectrum,
-                                 std::span<const std::uint64_t> kept) {
-    std::vector<float> values;
-    values.reserve(2 * kept.size());
+ScratchVector<float> gather_values(const SpectrumLayout& s, const std::complex<float>* spectrum,
+                                   std::span<const std::uint64_t> kept) {
+    ScratchVector<float> values;
+    // Sized once and written through a cursor (both parts of each bin; a real bin's Im is
+    // overwritten by the next bin), then cut to what was kept.
+    values.resize(2 * kept.size());
+    float* cursor = values.data();
     std::uint64_t chunk = 0, first = 0;  // the chunk holding the current bin, its first bin
     std::uint64_t len = s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail;
     for (const std::uint64_t g : kept) {
@@ -146,9 +159,11 @@ std::vector<float> gather_values(const SpectrumLayout& s, const std::complex<flo
         }
         const std::uint64_t k = g - first;
         const std::complex<float> v = spectrum[chunk * s.stride + k];
-        values.push_back(v.real());
-        if (k != 0 && !(len % 2 == 0 && k == len / 2)) values.push_back(v.imag());
+        cursor[0] = v.real();
+        cursor[1] = v.imag();
+        cursor += k != 0 && !(len % 2 == 0 && k == len / 2) ? 2 : 1;
     }
+    values.resize(static_cast<std::size_t>(cursor - values.data()));
     return values;
 }
 
@@ -159,11 +174,12 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
     const SpectrumLayout s(ChunkLayout(x.size(), params.chunk));
     AlignedArray<std::complex<float>> spectrum(s.storage());
     AlignedArray<float> scores(s.bin_count());
-    transform_and_score(s, x.data(), spectrum.data(), scores.data());
-    const std::vector<std::uint64_t> kept = select_bins(params, s, scores.span());
+    const float largest = transform_and_score(s, x.data(), spectrum.data(), scores.data());
+    const ScratchVector<std::uint64_t> kept = select_bins(params, s, scores.span());
 
-    const std::vector<float> values = gather_values(s, spectrum.data(), kept);
-    write_frequency_payload(params, meta, x, kept, s.bin_count(), values, options, "FFT", out);
+    const ScratchVector<float> values = gather_values(s, spectrum.data(), kept);
+    write_frequency_payload(params, meta, x, largest, kept, s.bin_count(), values, options, "FFT",
+                            out);
 }
 
 std::any compile(const CodecSpec& spec) {
@@ -202,14 +218,15 @@ void scatter_values(const SpectrumLayout& s, std::span<const float> values,
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
-    ByteReader r(payload, meta.name + ": fft payload");
+    ByteReader r(payload, meta.name, "fft payload");
     const FrequencyHeader h = read_frequency_header(r);
     const std::uint64_t n = out.size() / dtype_size(meta.dtype);
     const SpectrumLayout s(ChunkLayout(n, h.chunk));
-    const std::vector<std::uint64_t> kept = decode_positions(r, s.bin_count());
+    ScratchVector<std::uint64_t> kept;
+    decode_positions_into(r, s.bin_count(), kept);
     std::uint64_t scalars = 0;
     for (const std::uint64_t g : kept) scalars += s.is_real(g) ? 1 : 2;
-    std::vector<float> values(scalars);
+    ScratchVector<float> values(scalars);
     decode_values(r, values);
     r.expect_end();
 
@@ -278,7 +295,7 @@ struct FftScores {
     SpectrumLayout layout;
     AlignedArray<std::complex<float>> spectrum;
     AlignedArray<float> scores;
-    std::vector<std::uint64_t> singles;
+    ScratchVector<std::uint64_t> singles;
     bool weighted;
 };
 
@@ -301,9 +318,9 @@ std::vector<std::uint8_t> encode_fft_with_cut(const CodecSpec& spec, const Tenso
     const FrequencyParams params = parse_frequency_params(spec, kFftDefaultChunk);
     require_finite(meta, x);  // a non-finite bin could fall below another tensor's cut
     const FftScores s(params, x);
-    const std::vector<std::uint64_t> kept =
+    const ScratchVector<std::uint64_t> kept =
         select_with_cut(s.scores.span(), {cut.bits, tie_budget}, s.weights(), spent).indices;
-    const std::vector<float> values = gather_values(s.layout, s.spectrum.data(), kept);
+    const ScratchVector<float> values = gather_values(s.layout, s.spectrum.data(), kept);
     return written_bytes([&](ByteOutput& out) {
         write_frequency_payload(params, meta, x, kept, s.layout.bin_count(), values, options, "FFT",
                                 out);

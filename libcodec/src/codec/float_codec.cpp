@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/float_values.hpp"
+#include "common/scratch.hpp"
 #include "gradcodec/error.hpp"
 
 namespace gradcodec {
@@ -32,16 +33,8 @@ void require_binary32_range(const TensorMeta& meta, std::span<const std::byte> d
     }
 }
 
-void decode_float32(const TensorMeta& meta, std::span<std::byte> out,
-                    const std::function<void(std::span<float>)>& decode) {
-    const std::size_t n = out.size() / dtype_size(meta.dtype);
-    if (meta.dtype == DType::f32 &&
-        reinterpret_cast<std::uintptr_t>(out.data()) % alignof(float) == 0) {
-        decode(std::span<float>(reinterpret_cast<float*>(out.data()), n));
-        return;
-    }
-    std::vector<float> values(n);
-    decode(values);
+void store_decoded_float32(const TensorMeta& meta, std::span<const float> values,
+                           std::span<std::byte> out) {
     try {
         store_float32(values, meta.dtype, out, meta.name);
     } catch (const Error& e) {

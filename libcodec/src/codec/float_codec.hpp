@@ -2,12 +2,13 @@
 // Shared plumbing of the lossy codecs: they compute on binary32 whatever the tensor's float
 // dtype, and refuse non-finite input unless told to carry it.
 #include <cstddef>
-#include <functional>
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "common/float_values.hpp"
+#include "common/scratch.hpp"
 #include "gradcodec/codec.hpp"
 
 namespace gradcodec {
@@ -29,8 +30,24 @@ decltype(auto) encode_float32(const TensorMeta& meta, std::span<const std::byte>
     return encode(values.values());
 }
 
-// Lets the codec fill binary32 values, then stores them in the tensor's dtype.
-void decode_float32(const TensorMeta& meta, std::span<std::byte> out,
-                    const std::function<void(std::span<float>)>& decode);
+// Stores decoded binary32 values in the tensor's dtype; Error(damaged_stream) when one does
+// not fit it.
+void store_decoded_float32(const TensorMeta& meta, std::span<const float> values,
+                           std::span<std::byte> out);
+
+// Lets the codec fill binary32 values (the output itself when the tensor is aligned f32), then
+// stores them in the tensor's dtype. A template, as encode_float32.
+template <class Decode>
+void decode_float32(const TensorMeta& meta, std::span<std::byte> out, Decode&& decode) {
+    const std::size_t n = out.size() / dtype_size(meta.dtype);
+    if (meta.dtype == DType::f32 &&
+        reinterpret_cast<std::uintptr_t>(out.data()) % alignof(float) == 0) {
+        decode(std::span<float>(reinterpret_cast<float*>(out.data()), n));
+        return;
+    }
+    ScratchVector<float> values(n);
+    decode(std::span<float>(values));
+    store_decoded_float32(meta, values, out);
+}
 
 }  // namespace gradcodec

@@ -11,6 +11,7 @@
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
+#include "common/scratch.hpp"
 #include "common/spec_params.hpp"
 #include "gradcodec/error.hpp"
 #include "index/position_coder.hpp"
@@ -66,7 +67,7 @@ namespace {
 // decoded to check.
 // max |x| of finite values, as the largest magnitude bit pattern: an integer max in 16
 // running lanes vectorises, where a float max with its NaN rules runs one value at a time.
-float largest_magnitude(std::span<const float> x) {
+float largest_magnitude_of(std::span<const float> x) {
     constexpr std::size_t kLanes = 16;
     std::array<std::uint32_t, kLanes> lanes{};
     std::size_t i = 0;
@@ -80,11 +81,10 @@ float largest_magnitude(std::span<const float> x) {
     return std::bit_cast<float>(m);
 }
 
-void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
+void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x, float largest,
                                std::uint32_t chunk, std::span<const std::uint8_t> payload,
                                std::string_view transform) {
     const float limit = dtype_value_limit(meta.dtype);
-    const float largest = largest_magnitude(x);
     const double bound = 2.02 * std::sqrt(2.0 * chunk) * static_cast<double>(largest);
     if (bound < static_cast<double>(limit)) return;
     const auto overflow = [&](const std::string& detail) {
@@ -93,7 +93,7 @@ void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
                  std::string(dtype_name(meta.dtype)) + " (" + detail +
                  "); values this close to the dtype's largest need a lossless or cast codec");
     };
-    std::vector<std::byte> decoded(meta.byte_count());
+    ScratchVector<std::byte> decoded(meta.byte_count());
     try {
         decode_payload(transform == "FFT" ? kCodecFft : kCodecDct, meta, payload, decoded);
     } catch (const Error& e) {
@@ -110,10 +110,23 @@ void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
 
 }  // namespace
 
+float largest_magnitude(std::span<const float> x) {
+    return largest_magnitude_of(x);
+}
+
 void write_frequency_payload(const FrequencyParams& params, const TensorMeta& meta,
                              std::span<const float> x, std::span<const std::uint64_t> kept,
                              std::uint64_t coefficient_count, std::span<const float> values,
                              const EncodeOptions& options, const char* transform, ByteOutput& out) {
+    write_frequency_payload(params, meta, x, largest_magnitude(x), kept, coefficient_count, values,
+                            options, transform, out);
+}
+
+void write_frequency_payload(const FrequencyParams& params, const TensorMeta& meta,
+                             std::span<const float> x, float largest_of_x,
+                             std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
+                             std::span<const float> values, const EncodeOptions& options,
+                             const char* transform, ByteOutput& out) {
     for (const float v : values) {
         if (std::isfinite(v)) continue;
         require_finite(meta, x);
@@ -127,7 +140,7 @@ void write_frequency_payload(const FrequencyParams& params, const TensorMeta& me
     write_frequency_header(w, {params.chunk, params.density});
     encode_positions(kept, coefficient_count, w);
     encode_values(params.values, values, meta, options, w);
-    check_reconstruction_fits(meta, x, params.chunk,
+    check_reconstruction_fits(meta, x, largest_of_x, params.chunk,
                               std::span(out.data() + start, out.size() - start), transform);
 }
 

@@ -68,6 +68,16 @@ void write_frequency_payload(const FrequencyParams& params, const TensorMeta& me
                              std::span<const float> x, std::span<const std::uint64_t> kept,
                              std::uint64_t coefficient_count, std::span<const float> values,
                              const EncodeOptions& options, const char* transform, ByteOutput& out);
+// The same, given largest_magnitude(x) (an encoder that reads x anyway computes it on the way).
+void write_frequency_payload(const FrequencyParams& params, const TensorMeta& meta,
+                             std::span<const float> x, float largest_of_x,
+                             std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
+                             std::span<const float> values, const EncodeOptions& options,
+                             const char* transform, ByteOutput& out);
+
+// max |x| as the largest magnitude bit pattern over every value (the max of the patterns of
+// any split of x).
+float largest_magnitude(std::span<const float> x);
 
 // Header, positions among `coefficients`, and a value section of at most `scalars` values.
 std::uint64_t frequency_payload_bound(const FrequencyParams& params, std::uint64_t coefficients,

@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "common/scratch.hpp"
+
 namespace gradcodec {
 
 enum class FrequencySelector : std::uint8_t { topk, sidco, dgc };
@@ -14,13 +16,13 @@ enum class FrequencySelector : std::uint8_t { topk, sidco, dgc };
 // prefix of that ranking whose weight reaches `target` (all of them when the total weight
 // is below it). Weights are 1 or 2: `singles` lists, ascending, the coefficients that weigh
 // 1. Returns ascending indices.
-std::vector<std::uint64_t> select_by_weight(std::span<const float> scores,
-                                            std::span<const std::uint64_t> singles,
-                                            std::uint64_t target);
+ScratchVector<std::uint64_t> select_by_weight(std::span<const float> scores,
+                                              std::span<const std::uint64_t> singles,
+                                              std::uint64_t target);
 
 // The estimating selectors (SIDCo, DGC) keep about `density` of the coefficients; topk keeps
 // exactly max(1, ceil(density·size)). Returns ascending indices.
-std::vector<std::uint64_t> select_coefficients(FrequencySelector selector,
-                                               std::span<const float> scores, double density);
+ScratchVector<std::uint64_t> select_coefficients(FrequencySelector selector,
+                                                 std::span<const float> scores, double density);
 
 }  // namespace gradcodec

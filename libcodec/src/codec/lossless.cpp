@@ -16,6 +16,7 @@
 #include "common/byte_io.hpp"
 #include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
+#include "common/scratch.hpp"
 #include "common/spec_params.hpp"
 #include "gradcodec/error.hpp"
 
@@ -82,22 +83,22 @@ std::size_t compress(ZSTD_CCtx* cctx, std::uint8_t* dst, std::size_t capacity,
 bool plane_worth_compressing(ZSTD_CCtx* cctx, std::span<const std::uint8_t> elements,
                              std::size_t es, std::size_t k) {
     const std::size_t n = elements.size() / es;
-    std::vector<std::uint8_t> sample;
+    ScratchVector<std::uint8_t> sample;
     const std::size_t slice = std::min(kSampleSliceBytes, n / kSampleSlices);
     for (std::size_t s = 0; s < kSampleSlices; ++s) {
         const std::size_t first = s * (n / kSampleSlices);
         for (std::size_t i = 0; i < slice; ++i) sample.push_back(elements[(first + i) * es + k]);
     }
-    std::vector<std::uint8_t> out(ZSTD_compressBound(sample.size()));
+    ScratchVector<std::uint8_t> out(ZSTD_compressBound(sample.size()));
     const std::size_t size = compress(cctx, out.data(), out.size(), sample.data(), sample.size());
     return double(size) < kWorthCompressing * double(sample.size());
 }
 
-std::vector<PlaneMode> choose_plane_modes(int level, std::span<const std::uint8_t> elements,
-                                          std::size_t es) {
+ScratchVector<PlaneMode> choose_plane_modes(int level, std::span<const std::uint8_t> elements,
+                                            std::size_t es) {
     const std::size_t n = elements.size() / es;
     // Small tensors are decided exactly after compression (see encode); start from zstd.
-    std::vector<PlaneMode> modes(es, kPlaneZstd);
+    ScratchVector<PlaneMode> modes(es, kPlaneZstd);
     if (n <= kExactDecisionLimit) return modes;
     parallel_for(es, [&](std::size_t k) {
         modes[k] = plane_worth_compressing(thread_cctx(0, level), elements, es, k) ? kPlaneZstd
@@ -117,14 +118,14 @@ struct PlaneStream {
     std::size_t plane;
     std::size_t slot;  // which of the feeding thread's contexts
     ZSTD_CCtx* cctx = nullptr;
-    std::unique_ptr<std::uint8_t[]> frame;
+    ScratchArray<std::uint8_t> frame;
     std::size_t capacity;
     std::size_t size = 0;
 
     PlaneStream(std::size_t k, std::size_t context_slot, std::size_t n)
         : plane(k),
           slot(context_slot),
-          frame(std::make_unique_for_overwrite<std::uint8_t[]>(ZSTD_compressBound(n))),
+          frame(scratch_array_for_overwrite<std::uint8_t>(ZSTD_compressBound(n))),
           capacity(ZSTD_compressBound(n)) {}
 
     void start(int level, std::size_t n) {
@@ -150,12 +151,12 @@ struct PlaneStream {
 // each stream is fed its plane's block. Streams see the same blocks whichever call feeds them,
 // so their frames do not depend on how planes are shared among threads.
 void split_blocks(std::span<const std::uint8_t> elements, std::size_t es, int level,
-                  const std::vector<std::uint8_t*>& stored, std::span<PlaneStream> streams) {
+                  const ScratchVector<std::uint8_t*>& stored, std::span<PlaneStream> streams) {
     const std::size_t n = elements.size() / es;
     for (PlaneStream& s : streams) s.start(level, n);
     const std::size_t stride = std::min(n, kBlock);
-    const auto buffer = std::make_unique_for_overwrite<std::uint8_t[]>(es * stride);
-    std::vector<std::uint8_t*> planes(es);
+    const auto buffer = scratch_array_for_overwrite<std::uint8_t>(es * stride);
+    ScratchVector<std::uint8_t*> planes(es);
     for (std::size_t first = 0; first < n; first += kBlock) {
         const std::size_t size = std::min(kBlock, n - first);
         for (std::size_t k = 0; k < es; ++k)
@@ -174,8 +175,8 @@ void split_blocks(std::span<const std::uint8_t> elements, std::size_t es, int le
 bool write_planes(std::span<const std::uint8_t> elements, std::size_t es, int level,
                   ByteOutput& out) {
     const std::size_t n = elements.size() / es;
-    const std::vector<PlaneMode> modes = choose_plane_modes(level, elements, es);
-    std::vector<PlaneStream> streams;
+    const ScratchVector<PlaneMode> modes = choose_plane_modes(level, elements, es);
+    ScratchVector<PlaneStream> streams;
     for (std::size_t k = 0; k < es; ++k)
         if (modes[k] == kPlaneZstd) streams.emplace_back(k, streams.size(), n);
     const std::size_t stored = es - streams.size();
@@ -191,13 +192,13 @@ bool write_planes(std::span<const std::uint8_t> elements, std::size_t es, int le
     head[0] = kBytePlanes;
     head[1] = static_cast<std::uint8_t>(es);
     std::copy(modes.begin(), modes.end(), head + 2);
-    std::vector<std::uint8_t*> stored_planes(es, nullptr);
+    ScratchVector<std::uint8_t*> stored_planes(es, nullptr);
     for (std::size_t k = 0, s = 0; k < es; ++k)
         if (modes[k] == kPlaneStored) stored_planes[k] = head + header + n * s++;
     if (codec_threads() <= 1 || streams.size() + (stored ? 1 : 0) <= 1) {
         split_blocks(elements, es, level, stored_planes, streams);
     } else {
-        const std::vector<std::uint8_t*> none(es, nullptr);
+        const ScratchVector<std::uint8_t*> none(es, nullptr);
         parallel_for(streams.size() + 1, [&](std::size_t t) {
             if (t == streams.size()) {
                 if (stored) split_blocks(elements, es, level, stored_planes, {});
@@ -250,8 +251,8 @@ void decode_planes(ByteReader& r, std::span<std::byte> out, std::size_t es) {
                       std::to_string(modes[k]));
         if (modes[k] == kPlaneStored) merge_plane(r.bytes(n).data(), n, es, k, elements);
     }
-    std::vector<std::span<const std::uint8_t>> frames;
-    std::vector<std::size_t> frame_planes;
+    ScratchVector<std::span<const std::uint8_t>> frames;
+    ScratchVector<std::size_t> frame_planes;
     for (std::size_t k = 0; k < es; ++k) {
         if (modes[k] != kPlaneZstd) continue;
         const auto frame = r.bytes(r.u64());
@@ -269,7 +270,7 @@ void decode_planes(ByteReader& r, std::span<std::byte> out, std::size_t es) {
     // elements, which no other plane writes.
     parallel_for(frames.size(), [&](std::size_t z) {
         const std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
-        std::vector<std::uint8_t> plane(n);
+        ScratchVector<std::uint8_t> plane(n);
         const std::size_t rc =
             ZSTD_decompressDCtx(dctx.get(), plane.data(), n, frames[z].data(), frames[z].size());
         if (ZSTD_isError(rc) || rc != n) {
@@ -283,7 +284,7 @@ void decode_planes(ByteReader& r, std::span<std::byte> out, std::size_t es) {
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
-    ByteReader r(payload, meta.name + ": lossless payload");
+    ByteReader r(payload, meta.name, "lossless payload");
     const std::uint8_t mode = r.u8();
     switch (mode) {
         case kRawElements: {

@@ -31,7 +31,7 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
-    ByteReader r(payload, meta.name + ": rangeq payload");
+    ByteReader r(payload, meta.name, "rangeq payload");
     decode_float32(meta, out, [&](std::span<float> values) {
         read_range_section(r, values);
         r.expect_end();
@@ -39,7 +39,7 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
 }
 
 PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
-    ByteReader r(payload, meta.name + ": rangeq payload");
+    ByteReader r(payload, meta.name, "rangeq payload");
     skip_range_section(r, meta.element_count());
     r.expect_end();
     PayloadStats s;

@@ -14,6 +14,15 @@ std::span<const CodecDef* const> all_codecs() {
     return codecs;
 }
 
+const CodecDef& codec_by_name(std::string_view name) {
+    for (const CodecDef* c : all_codecs())
+        if (c->name == name) return *c;
+    std::string list;
+    for (const CodecDef* c : all_codecs())
+        list += (list.empty() ? "" : ", ") + std::string(c->name);
+    fail(ErrorKind::usage, "unknown codec '" + std::string(name) + "'; valid codecs: " + list);
+}
+
 const CodecDef& codec_by_id(std::uint16_t id, const TensorMeta& meta) {
     for (const CodecDef* c : all_codecs())
         if (c->id == id) return *c;

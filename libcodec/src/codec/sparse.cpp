@@ -19,6 +19,7 @@
 #include "codec/zstd_section.hpp"
 #include "common/byte_io.hpp"
 #include "common/parallel.hpp"
+#include "common/scratch.hpp"
 #include "index/position_coder.hpp"
 #include "select/cut.hpp"
 #include "select/threshold.hpp"
@@ -54,7 +55,7 @@ bool all_finite_serial(std::span<const float> x) {
 
 bool all_finite(std::span<const float> x) {
     constexpr std::size_t kPiece = std::size_t{1} << 20;
-    std::vector<char> finite(piece_count(x.size(), kPiece));
+    ScratchVector<char> finite(piece_count(x.size(), kPiece));
     parallel_pieces(x.size(), kPiece, [&](std::size_t first, std::size_t size) {
         finite[first / kPiece] = all_finite_serial(x.subspan(first, size)) ? 1 : 0;
     });
@@ -105,7 +106,7 @@ void encode_sparse(const SparseParams& p, const TensorMeta& meta, std::span<cons
     if (!options.allow_nonfinite && !check_kept && !all_finite(x)) require_finite(meta, x);
     Chosen c = run_selector(p, x);
     const auto& idx = c.selection.indices;
-    std::vector<float> values = std::move(c.selection.values);
+    ScratchVector<float> values = std::move(c.selection.values);
     if (values.size() != idx.size()) {
         values.resize(idx.size());
         for (std::size_t i = 0; i < idx.size(); ++i) values[i] = x[idx[i]];
@@ -161,8 +162,8 @@ Header read_header(ByteReader& r, std::uint64_t n) {
 }
 
 // One section's bytes, decompressed when its flag says so, never beyond `max_size`.
-std::vector<std::uint8_t> read_section(ByteReader& r, bool compressed, std::uint64_t max_size,
-                                       const char* what) {
+ScratchVector<std::uint8_t> read_section(ByteReader& r, bool compressed, std::uint64_t max_size,
+                                         const char* what) {
     const std::uint64_t length = r.u64();
     r.require(length, 1, what);
     const auto bytes = r.bytes(length);
@@ -174,8 +175,7 @@ std::vector<std::uint8_t> read_section(ByteReader& r, bool compressed, std::uint
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
     const std::uint64_t n = meta.element_count();
-    const std::string what = meta.name + ": sparse payload";
-    ByteReader r(payload, what);
+    ByteReader r(payload, meta.name, "sparse payload");
     const Header h = read_header(r, n);
     const auto positions = read_section(r, h.flags & kSparseFlagPositionsZstd,
                                         sparse_position_limit(n), "position section");
@@ -183,14 +183,14 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
                                           sparse_value_limit(h.count), "value section");
     r.expect_end();
 
-    ByteReader vr(value_bytes, what + " value section");
-    std::vector<float> values(h.count);  // count <= n: at most the tensor's size
+    ByteReader vr(value_bytes, meta.name, "sparse payload value section");
+    ScratchVector<float> values(h.count);  // count <= n: at most the tensor's size
     decode_values(vr, values);
     vr.expect_end();
 
     decode_float32(meta, out, [&](std::span<float> x) {
         std::fill(x.begin(), x.end(), 0.0f);
-        ByteReader pr(positions, what + " position section");
+        ByteReader pr(positions, meta.name, "sparse payload position section");
         std::uint64_t next = 0;
         const std::uint64_t k = decode_positions(pr, n, [&](std::span<const std::uint64_t> piece) {
             if (piece.size() > h.count - next) pr.damaged("more positions than the kept count");
@@ -206,7 +206,7 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
 
 PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
     const std::uint64_t n = meta.element_count();
-    ByteReader r(payload, meta.name + ": sparse payload");
+    ByteReader r(payload, meta.name, "sparse payload");
     const Header h = read_header(r, n);
     PayloadStats s;
     s.has_bit_split = true;
@@ -258,7 +258,7 @@ std::vector<std::uint8_t> encode_sparse_with_cut(const CodecSpec& spec, const Te
     const SparseParams p = parse_sparse_params(spec);
     if (!options.allow_nonfinite && !all_finite(x)) require_finite(meta, x);
     const Selection s = select_with_cut(x, {cut.bits, tie_budget}, {}, spent);
-    std::vector<float> values(s.indices.size());
+    ScratchVector<float> values(s.indices.size());
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = x[s.indices[i]];
     const bool sidco = p.selector == Selector::sidco;
     const SparseChoice choice{sidco ? static_cast<std::uint8_t>(p.sidco.dist) : std::uint8_t{0},

@@ -6,6 +6,7 @@
 
 #include "codec/zstd_section.hpp"
 #include "common/byte_io.hpp"
+#include "common/scratch.hpp"
 #include "index/position_coder.hpp"
 #include "quant/value_coder.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 constexpr int kZstdLevel = 3;
 
 // Writes u64 length + the section, as a zstd frame when allowed and smaller.
-bool write_section(ByteWriter& out, const std::vector<std::uint8_t>& raw, bool try_zstd) {
+bool write_section(ByteWriter& out, const ScratchVector<std::uint8_t>& raw, bool try_zstd) {
     if (try_zstd && raw.size() > 16) {
         const auto frame = zstd_compress_section(raw, kZstdLevel);
         if (frame.size() < raw.size()) {
@@ -29,16 +30,16 @@ bool write_section(ByteWriter& out, const std::vector<std::uint8_t>& raw, bool t
     return false;
 }
 
-std::vector<std::uint8_t> value_section(const SparseParams& p, const TensorMeta& meta,
-                                        std::span<const float> values,
-                                        const EncodeOptions& options) {
+ScratchVector<std::uint8_t> value_section(const SparseParams& p, const TensorMeta& meta,
+                                          std::span<const float> values,
+                                          const EncodeOptions& options) {
     const auto coded = [&](const ValueCoderParams& coder) {
-        std::vector<std::uint8_t> bytes;
+        ScratchVector<std::uint8_t> bytes;
         ByteWriter w(bytes);
         encode_values(coder, values, meta, options, w, dtype_value_limit(meta.dtype));
         return bytes;
     };
-    std::vector<std::uint8_t> bytes = coded(p.values);
+    ScratchVector<std::uint8_t> bytes = coded(p.values);
     if (bytes.size() <= sparse_value_limit(values.size())) return bytes;
     // Only a rangeq section with many exceptions grows past the limit; f32 values never do.
     ValueCoderParams exact;
@@ -72,11 +73,11 @@ float recorded_threshold(float threshold) {
 void write_sparse_payload(const SparseParams& p, const TensorMeta& meta, const SparseChoice& choice,
                           std::span<const std::uint64_t> indices, std::span<const float> values,
                           std::uint64_t n, const EncodeOptions& options, ByteOutput& out) {
-    std::vector<std::uint8_t> positions;
+    ScratchVector<std::uint8_t> positions;
     ByteWriter pw(positions);
     encode_positions(indices, n, pw);
     check_section_limit(meta, "position section", positions.size(), sparse_position_limit(n));
-    const std::vector<std::uint8_t> value_bytes = value_section(p, meta, values, options);
+    const ScratchVector<std::uint8_t> value_bytes = value_section(p, meta, values, options);
     check_section_limit(meta, "value section", value_bytes.size(),
                         sparse_value_limit(indices.size()));
 

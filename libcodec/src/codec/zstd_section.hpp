@@ -6,14 +6,16 @@
 #include <vector>
 
 #include "common/byte_io.hpp"
+#include "common/scratch.hpp"
 
 namespace gradcodec {
 
-std::vector<std::uint8_t> zstd_compress_section(std::span<const std::uint8_t> raw, int level);
+ScratchVector<std::uint8_t> zstd_compress_section(std::span<const std::uint8_t> raw, int level);
 
 // Throws Error(damaged_stream) through `errors` when the frame is not exactly one valid frame
 // declaring its content size, or declares more than `max_size` bytes.
-std::vector<std::uint8_t> zstd_decompress_section(std::span<const std::uint8_t> frame,
-                                                  std::uint64_t max_size, const ByteReader& errors);
+ScratchVector<std::uint8_t> zstd_decompress_section(std::span<const std::uint8_t> frame,
+                                                    std::uint64_t max_size,
+                                                    const ByteReader& errors);
 
 }  // namespace gradcodec

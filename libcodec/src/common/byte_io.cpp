@@ -20,6 +20,13 @@ void ByteOutput::reserve_capacity(std::size_t capacity) {
     advise_huge_pages(grow_->data() + grow_->size(), capacity - grow_->size());
 }
 
+// The same growth for a scratch buffer, without page advice: its blocks are reused, so their
+// pages are mostly touched already.
+void ByteOutput::scratch_grow_to(std::size_t size) {
+    if (size > scratch_->capacity()) scratch_->reserve(std::max(size, 2 * scratch_->capacity()));
+    scratch_->resize(size);
+}
+
 void ByteOutput::fail_full(std::size_t needed) const {
     fail(ErrorKind::limit, std::string(what_) + ": the payload needs more than " +
                                std::to_string(needed - 1) + " bytes, the buffer holds " +
@@ -46,8 +53,13 @@ double ByteReader::f64() {
     return std::bit_cast<double>(u64());
 }
 
+std::string ByteReader::what() const {
+    if (tensor_.empty() && part_.empty()) return what_;
+    return std::string(tensor_) + ": " + std::string(part_);
+}
+
 void ByteReader::damaged(std::string_view why) const {
-    fail(ErrorKind::damaged_stream, what_ + ": " + std::string(why));
+    fail(ErrorKind::damaged_stream, what() + ": " + std::string(why));
 }
 
 void ByteReader::require(std::uint64_t count, std::uint64_t size, std::string_view field) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "gradcodec/error.hpp"
 
 namespace gradcodec {
@@ -18,6 +19,8 @@ namespace gradcodec {
 class ByteOutput {
   public:
     explicit ByteOutput(std::vector<std::uint8_t>& grow) : grow_(&grow), size_(grow.size()) {}
+    // A working buffer that grows, its memory reused across calls (common/scratch.hpp).
+    explicit ByteOutput(ScratchVector<std::uint8_t>& grow) : scratch_(&grow), size_(grow.size()) {}
     // `what` names the tensor for the message when the buffer is too small; it must outlive
     // the sink.
     ByteOutput(std::span<std::uint8_t> fixed, std::string_view what) : fixed_(fixed), what_(what) {}
@@ -30,6 +33,8 @@ class ByteOutput {
         const std::size_t at = size_;
         if (grow_) {
             grow_to(at + n);
+        } else if (scratch_) {
+            scratch_grow_to(at + n);
         } else if (n > fixed_.size() - at) {
             fail_full(at + n);
         }
@@ -40,19 +45,25 @@ class ByteOutput {
     // asks once, so a large payload is never copied by a later small extend.
     void reserve(std::size_t n) {
         if (grow_) reserve_capacity(size_ + n);
+        if (scratch_) scratch_->reserve(size_ + n);
     }
     void shrink_to(std::size_t size) {
         size_ = size;
         if (grow_) grow_->resize(size);
+        if (scratch_) scratch_->resize(size);
     }
     std::size_t size() const { return size_; }
-    std::uint8_t* data() { return grow_ ? grow_->data() : fixed_.data(); }
+    std::uint8_t* data() {
+        return grow_ ? grow_->data() : scratch_ ? scratch_->data() : fixed_.data();
+    }
 
   private:
     void grow_to(std::size_t size);
     void reserve_capacity(std::size_t capacity);
+    void scratch_grow_to(std::size_t size);
     [[noreturn]] void fail_full(std::size_t needed) const;
     std::vector<std::uint8_t>* grow_ = nullptr;
+    ScratchVector<std::uint8_t>* scratch_ = nullptr;
     std::span<std::uint8_t> fixed_;
     std::string_view what_;
     std::size_t size_ = 0;
@@ -71,6 +82,7 @@ class ByteWriter {
   public:
     explicit ByteWriter(ByteOutput& out) : out_(&out) {}
     explicit ByteWriter(std::vector<std::uint8_t>& out) : own_(out), out_(&own_.value()) {}
+    explicit ByteWriter(ScratchVector<std::uint8_t>& out) : own_(out), out_(&own_.value()) {}
     ByteWriter(const ByteWriter&) = delete;
     ByteWriter& operator=(const ByteWriter&) = delete;
     void u8(std::uint8_t v) { *out_->extend(1) = v; }
@@ -100,6 +112,10 @@ class ByteReader {
     // `what` names the thing being read, for messages: "record 3 (fc.weight) payload".
     ByteReader(std::span<const std::uint8_t> bytes, std::string what)
         : bytes_(bytes), what_(std::move(what)) {}
+    // The same naming "<tensor>: <part>", without building the string unless a read fails
+    // (decoding into a caller's buffer allocates nothing). Both views must outlive the reader.
+    ByteReader(std::span<const std::uint8_t> bytes, std::string_view tensor, std::string_view part)
+        : bytes_(bytes), tensor_(tensor), part_(part) {}
     std::uint8_t u8() { return static_cast<std::uint8_t>(little_endian(1)); }
     std::uint16_t u16() { return static_cast<std::uint16_t>(little_endian(2)); }
     std::uint32_t u32() { return static_cast<std::uint32_t>(little_endian(4)); }
@@ -118,8 +134,10 @@ class ByteReader {
   private:
     std::uint64_t little_endian(int n);
     std::span<const std::uint8_t> bytes_;
+    std::string what() const;
     std::size_t pos_ = 0;
     std::string what_;
+    std::string_view tensor_, part_;
 };
 
 }  // namespace gradcodec

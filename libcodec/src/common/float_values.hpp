@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "gradcodec/dtype.hpp"
 #include "gradcodec/tensor.hpp"
 
@@ -16,7 +17,7 @@ class Float32Values {
     std::span<const float> values() const { return view_; }
 
   private:
-    std::vector<float> storage_;
+    ScratchVector<float> storage_;
     std::span<const float> view_;
 };
 

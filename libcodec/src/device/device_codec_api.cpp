@@ -23,12 +23,6 @@ void require_device() {
     if (!problem.empty()) fail(ErrorKind::usage, "execution cuda: " + problem);
 }
 
-const CodecDef& def_named(std::string_view name) {
-    for (const CodecDef* c : all_codecs())
-        if (c->name == name) return *c;
-    fail(ErrorKind::usage, "unknown codec '" + std::string(name) + "'");
-}
-
 // `x` is meta.element_count() floats in device memory.
 void encode_device_floats(const CodecDef& codec, const std::any& params, const TensorMeta& meta,
                           const float* x, const EncodeOptions& options, ByteOutput& out) {
@@ -53,7 +47,7 @@ bool device_decodes(std::uint16_t codec_id, const TensorMeta& meta) {
 }
 
 bool device_supports(const CodecSpec& spec, const TensorMeta& meta) {
-    const CodecDef& codec = def_named(spec.name);
+    const CodecDef& codec = codec_by_name(spec.name);
     return device_encodes(codec, codec.compile(spec), meta);
 }
 
@@ -63,7 +57,7 @@ bool device_supports_decode(std::uint16_t codec_id, const TensorMeta& meta) {
 
 EncodedTensor encode_tensor_on_device(const CodecSpec& spec, const TensorMeta& meta,
                                       const void* device_data, const EncodeOptions& options) {
-    const CodecDef& codec = def_named(spec.name);
+    const CodecDef& codec = codec_by_name(spec.name);
     const std::any params = codec.compile(spec);
     if (!device_encodes(codec, params, meta)) {
         fail(ErrorKind::usage, meta.name +

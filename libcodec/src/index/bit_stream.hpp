@@ -6,8 +6,9 @@
 #include <cstring>
 #include <span>
 #include <string>
-#include <vector>
+#include <string_view>
 
+#include "common/scratch.hpp"
 #include "gradcodec/error.hpp"
 
 namespace gradcodec {
@@ -35,7 +36,7 @@ class BitWriter {
         }
     }
     std::uint64_t bit_count() const { return 8 * std::uint64_t{bytes_.size()} + fill_; }
-    std::vector<std::uint8_t> finish() {
+    ScratchVector<std::uint8_t> finish() {
         for (unsigned b = 0; b < fill_; b += 8)
             bytes_.push_back(static_cast<std::uint8_t>(acc_ >> b));
         acc_ = 0;
@@ -54,14 +55,15 @@ class BitWriter {
             for (int b = 0; b < 8; ++b) out[b] = static_cast<std::uint8_t>(acc_ >> (8 * b));
         }
     }
-    std::vector<std::uint8_t> bytes_;
+    ScratchVector<std::uint8_t> bytes_;
     std::uint64_t acc_ = 0;
     unsigned fill_ = 0;  // < 64
 };
 
 class BitReader {
   public:
-    BitReader(std::span<const std::uint8_t> data, const std::string& what, std::uint64_t start = 0)
+    // `what` must outlive the reader.
+    BitReader(std::span<const std::uint8_t> data, std::string_view what, std::uint64_t start = 0)
         : data_(data), total_(8 * std::uint64_t{data.size()}), pos_(start), what_(what) {}
 
     std::uint64_t position() const { return pos_; }
@@ -119,7 +121,7 @@ class BitReader {
         return true;
     }
     [[noreturn]] void damaged(const std::string& why) const {
-        fail(ErrorKind::damaged_stream, what_ + ": " + why);
+        fail(ErrorKind::damaged_stream, std::string(what_) + ": " + why);
     }
 
   private:
@@ -144,7 +146,7 @@ class BitReader {
     std::span<const std::uint8_t> data_;
     std::uint64_t total_;
     std::uint64_t pos_;
-    std::string what_;
+    std::string_view what_;
 };
 
 }  // namespace gradcodec

@@ -1,6 +1,7 @@
 // The bitmap position coder: bit p set when element p is kept (n bits).
 #include <bit>
 
+#include "common/scratch.hpp"
 #include "index/position_coders.hpp"
 
 namespace gradcodec {
@@ -9,8 +10,8 @@ std::uint64_t bitmap_data_bytes(std::uint64_t n) {
     return bytes_for_bits(n);
 }
 
-std::vector<std::uint8_t> encode_bitmap(std::span<const std::uint64_t> sorted, std::uint64_t n) {
-    std::vector<std::uint8_t> out(bitmap_data_bytes(n), 0);
+ScratchVector<std::uint8_t> encode_bitmap(std::span<const std::uint64_t> sorted, std::uint64_t n) {
+    ScratchVector<std::uint8_t> out(bitmap_data_bytes(n), 0);
     for (const std::uint64_t p : sorted) out[p >> 3] |= static_cast<std::uint8_t>(1u << (p & 7));
     return out;
 }

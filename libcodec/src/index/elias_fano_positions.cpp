@@ -2,6 +2,7 @@
 // clustering, which bounds the worst case the gap coder can reach.
 #include <bit>
 
+#include "common/scratch.hpp"
 #include "index/position_coders.hpp"
 
 namespace gradcodec {
@@ -19,8 +20,8 @@ unsigned best_elias_fano_low_bits(std::uint64_t n, std::uint64_t k) {
     return best;
 }
 
-std::vector<std::uint8_t> encode_elias_fano(std::span<const std::uint64_t> sorted, std::uint64_t n,
-                                            unsigned l) {
+ScratchVector<std::uint8_t> encode_elias_fano(std::span<const std::uint64_t> sorted,
+                                              std::uint64_t n, unsigned l) {
     BitWriter w;
     const std::uint64_t low_mask = l == 0 ? 0 : (~0ull >> (64 - l));
     for (const std::uint64_t p : sorted) w.put(p & low_mask, l);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/byte_io.hpp"
+#include "common/scratch.hpp"
 
 namespace gradcodec {
 
@@ -47,8 +48,15 @@ void encode_positions_with(PositionCoder coder, std::span<const std::uint64_t> s
 // every length against the bytes present, strict increase, every position < n, canonical
 // padding, and allocates nothing proportional to k. Throws Error(damaged_stream).
 using PositionSink = std::function<void(std::span<const std::uint64_t>)>;
-std::uint64_t decode_positions(ByteReader& in, std::uint64_t n, const PositionSink& sink);
+std::uint64_t decode_position_pieces(ByteReader& in, std::uint64_t n, const PositionSink& sink);
+// The same with any callable, held by reference so that the call allocates nothing.
+template <class Sink>
+std::uint64_t decode_positions(ByteReader& in, std::uint64_t n, Sink&& sink) {
+    return decode_position_pieces(in, n, PositionSink(std::ref(sink)));
+}
 std::vector<std::uint64_t> decode_positions(ByteReader& in, std::uint64_t n);
+// All the positions into `out` (cleared first), reusing its memory.
+void decode_positions_into(ByteReader& in, std::uint64_t n, ScratchVector<std::uint64_t>& out);
 
 struct PositionSectionInfo {
     PositionCoder coder = PositionCoder::bitmap;

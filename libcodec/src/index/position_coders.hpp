@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "index/bit_stream.hpp"
 #include "index/position_coder.hpp"
 
@@ -49,7 +50,7 @@ inline std::uint64_t bytes_for_bits(std::uint64_t bits) {
 }
 
 std::uint64_t bitmap_data_bytes(std::uint64_t n);
-std::vector<std::uint8_t> encode_bitmap(std::span<const std::uint64_t> sorted, std::uint64_t n);
+ScratchVector<std::uint8_t> encode_bitmap(std::span<const std::uint64_t> sorted, std::uint64_t n);
 void decode_bitmap(BitReader& in, std::uint64_t n, std::uint64_t k, PositionEmitter& out);
 
 // Gaps g_i = p_i - p_{i-1} - 1 (p_{-1} = -1), each as (g >> r) zeros, a one, then r low bits.
@@ -74,18 +75,18 @@ struct RiceCosts {
 };
 RiceCosts rice_costs(std::span<const std::uint64_t> sorted);
 
-std::vector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r);
+ScratchVector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r);
 void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r, PositionEmitter& out);
-std::vector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
-                                             unsigned log2_block);
+ScratchVector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
+                                               unsigned log2_block);
 void decode_rice_blocks(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned log2_block,
                         PositionEmitter& out);
 
 // Elias-Fano with l low bits: k*l low bits, then ((n-1) >> l) + k upper bits (0 when k = 0).
 std::uint64_t elias_fano_data_bits(std::uint64_t n, std::uint64_t k, unsigned l);
 unsigned best_elias_fano_low_bits(std::uint64_t n, std::uint64_t k);
-std::vector<std::uint8_t> encode_elias_fano(std::span<const std::uint64_t> sorted, std::uint64_t n,
-                                            unsigned l);
+ScratchVector<std::uint8_t> encode_elias_fano(std::span<const std::uint64_t> sorted,
+                                              std::uint64_t n, unsigned l);
 void decode_elias_fano(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned l,
                        PositionEmitter& out);
 

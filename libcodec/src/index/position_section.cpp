@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "common/scratch.hpp"
 #include "index/position_coder.hpp"
 #include "index/position_coders.hpp"
 
@@ -88,8 +89,8 @@ Header read_header(ByteReader& in, std::uint64_t n) {
     return h;
 }
 
-std::vector<std::uint8_t> encode_data(PositionCoder coder, const PositionCosts& c,
-                                      std::span<const std::uint64_t> sorted, std::uint64_t n) {
+ScratchVector<std::uint8_t> encode_data(PositionCoder coder, const PositionCosts& c,
+                                        std::span<const std::uint64_t> sorted, std::uint64_t n) {
     switch (coder) {
         case PositionCoder::bitmap:
             return encode_bitmap(sorted, n);
@@ -133,7 +134,7 @@ namespace {
 
 void write_section(PositionCoder coder, const PositionCosts& c,
                    std::span<const std::uint64_t> sorted, std::uint64_t n, ByteWriter& out) {
-    const std::vector<std::uint8_t> data = encode_data(coder, c, sorted, n);
+    const ScratchVector<std::uint8_t> data = encode_data(coder, c, sorted, n);
     out.u8(static_cast<std::uint8_t>(coder));
     out.u64(sorted.size());
     unsigned parameter = 0;
@@ -159,7 +160,7 @@ void encode_positions(std::span<const std::uint64_t> sorted, std::uint64_t n, By
     write_section(c.best, c, sorted, n, out);
 }
 
-std::uint64_t decode_positions(ByteReader& in, std::uint64_t n, const PositionSink& sink) {
+std::uint64_t decode_position_pieces(ByteReader& in, std::uint64_t n, const PositionSink& sink) {
     const Header h = read_header(in, n);
     const auto data = in.bytes(h.length);
     BitReader bits(data, "position section");
@@ -192,6 +193,13 @@ std::vector<std::uint64_t> decode_positions(ByteReader& in, std::uint64_t n) {
         out.insert(out.end(), piece.begin(), piece.end());
     });
     return out;
+}
+
+void decode_positions_into(ByteReader& in, std::uint64_t n, ScratchVector<std::uint64_t>& out) {
+    out.clear();
+    decode_positions(in, n, [&](std::span<const std::uint64_t> piece) {
+        out.insert(out.end(), piece.begin(), piece.end());
+    });
 }
 
 PositionSectionInfo describe_positions(ByteReader& in, std::uint64_t n) {

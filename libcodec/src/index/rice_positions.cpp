@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 
+#include "common/scratch.hpp"
 #include "index/position_coders.hpp"
 
 namespace gradcodec {
@@ -18,21 +19,41 @@ std::uint64_t gap_at(std::span<const std::uint64_t> sorted, std::size_t i) {
 
 // Sums of (g >> r) over a run of gaps for every r: the Rice size of the run with parameter r is
 // sum[r] + count * (r + 1), so one pass gives the exact size for every parameter.
+// Only sum[0, top) is ever written or read (sum[r] is 0 for every r >= top), so a ShiftSums
+// is not zero-filled: thousands are made per call, and filling 64 sums each cost more than
+// the few that gaps of kept positions use.
 struct ShiftSums {
-    std::array<std::uint64_t, 64> sum{};
-    unsigned top = 0;  // sum[r] == 0 for every r >= top
+    std::array<std::uint64_t, 64> sum;
+    unsigned top = 0;
     std::uint64_t count = 0;
 
+    ShiftSums() = default;
+    ShiftSums(const ShiftSums& o) : top(o.top), count(o.count) {
+        std::copy_n(o.sum.begin(), o.top, sum.begin());
+    }
+    ShiftSums& operator=(const ShiftSums& o) {
+        top = o.top;
+        count = o.count;
+        std::copy_n(o.sum.begin(), o.top, sum.begin());
+        return *this;
+    }
+
+    std::uint64_t at(unsigned r) const { return r < top ? sum[r] : 0; }
+    // Makes sum[0, new_top) valid, the new entries 0.
+    void raise_top(unsigned new_top) {
+        for (unsigned r = top; r < new_top; ++r) sum[r] = 0;
+        top = std::max(top, new_top);
+    }
     void merge(const ShiftSums& o) {
+        raise_top(o.top);
         for (unsigned r = 0; r < o.top; ++r) sum[r] += o.sum[r];
-        top = std::max(top, o.top);
         count += o.count;
     }
     // The smallest size and its parameter (ties to the smaller r); past `top` sizes only grow.
     RiceChoice best() const {
-        RiceChoice c{0, sum[0] + count};
+        RiceChoice c{0, at(0) + count};
         for (unsigned r = 1; r <= std::min(top, 63u); ++r) {
-            const std::uint64_t bits = sum[r] + count * (r + 1);
+            const std::uint64_t bits = at(r) + count * (r + 1);
             if (bits < c.bits) c = {r, bits};
         }
         return c;
@@ -54,12 +75,12 @@ ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, s
             any |= gaps[i];
         }
         const auto top = static_cast<unsigned>(std::bit_width(any));
+        s.raise_top(top);
         for (unsigned r = 0; r < top; ++r) {
             std::uint64_t total = 0;
             for (std::size_t i = 0; i < count; ++i) total += gaps[i] >> r;
             s.sum[r] += total;
         }
-        s.top = std::max(s.top, top);
         s.count += count;
     }
     return s;
@@ -144,7 +165,7 @@ RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
     return c;
 }
 
-std::vector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r) {
+ScratchVector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r) {
     BitWriter w;
     encode_range(w, sorted, 0, sorted.size(), r);
     return w.finish();
@@ -156,8 +177,8 @@ void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r,
     decode_range(in, n, k, r, next, out);
 }
 
-std::vector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
-                                             unsigned log2_block) {
+ScratchVector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
+                                               unsigned log2_block) {
     BitWriter w;
     const std::size_t block = std::size_t{1} << log2_block;
     for (std::size_t b = 0; b < sorted.size(); b += block) {

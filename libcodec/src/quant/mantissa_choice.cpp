@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/parallel.hpp"
+#include "common/scratch.hpp"
 
 namespace gradcodec {
 namespace {
@@ -55,7 +56,7 @@ Histogram magnitude_histogram(std::span<const float> values) {
     if (threads <= 1) return magnitude_histogram_serial(values);
     const std::size_t piece =
         std::max(std::size_t{1} << 20, (values.size() + threads - 1) / threads);
-    std::vector<Histogram> parts(piece_count(values.size(), piece));
+    ScratchVector<Histogram> parts(piece_count(values.size(), piece));
     parallel_pieces(values.size(), piece, [&](std::size_t first, std::size_t size) {
         parts[first / piece] = magnitude_histogram_serial(values.subspan(first, size));
     });
@@ -124,8 +125,8 @@ std::optional<RangeLadder> make_ladder(int bits, int mantissa, const LadderAncho
     return ladder_from_max(bits, mantissa, anchor.max_abs, rounding);
 }
 
-std::vector<int> mantissa_candidates(int bits, const LadderAnchor& anchor) {
-    std::vector<int> out;
+ScratchVector<int> mantissa_candidates(int bits, const LadderAnchor& anchor) {
+    ScratchVector<int> out;
     const int highest = std::min(kRangeMaxMantissa, bits - 1);
     for (int m = min_mantissa(bits); m <= highest; ++m) {
         if (make_ladder(bits, m, anchor, Rounding::nearest)) out.push_back(m);
@@ -135,7 +136,7 @@ std::vector<int> mantissa_candidates(int bits, const LadderAnchor& anchor) {
 
 std::optional<int> choose_mantissa(int bits, Rounding rounding, const LadderAnchor& anchor,
                                    std::span<const float> values) {
-    const std::vector<int> candidates = mantissa_candidates(bits, anchor);
+    const ScratchVector<int> candidates = mantissa_candidates(bits, anchor);
     if (candidates.empty()) return std::nullopt;
     if (candidates.size() == 1) return candidates[0];
 

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "quant/range_float.hpp"
 
 namespace gradcodec {
@@ -18,7 +19,7 @@ struct LadderAnchor {
 
 // The candidates for m: those in min_mantissa(bits)..min(23, bits - 1) whose ladder exists
 // for the anchor. Empty only when an explicit eps fits no m.
-std::vector<int> mantissa_candidates(int bits, const LadderAnchor& anchor);
+ScratchVector<int> mantissa_candidates(int bits, const LadderAnchor& anchor);
 
 // Builds the ladder for one m, or nullopt when eps does not fit it.
 std::optional<RangeLadder> make_ladder(int bits, int mantissa, const LadderAnchor& anchor,

@@ -11,6 +11,7 @@
 #include "common/float_values.hpp"
 #include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
+#include "common/scratch.hpp"
 #include "quant/mantissa_choice.hpp"
 
 namespace gradcodec {
@@ -107,7 +108,7 @@ void unpack_codes_serial(const RangeLadder& ladder, const std::uint8_t* src, std
 }
 
 std::uint32_t max_magnitude_bits(std::span<const float> values) {
-    std::vector<std::uint32_t> maxima(piece_count(values.size(), kPiece));
+    ScratchVector<std::uint32_t> maxima(piece_count(values.size(), kPiece));
     parallel_pieces(values.size(), kPiece, [&](std::size_t first, std::size_t size) {
         maxima[first / kPiece] = max_magnitude_bits_serial(values.subspan(first, size));
     });
@@ -201,8 +202,8 @@ RangeParams parse_range_params(SpecParams& p, int default_bits) {
 void write_range_section(const RangeParams& params, std::span<const float> values,
                          const TensorMeta& meta, const EncodeOptions& options, ByteOutput& out,
                          float value_limit) {
-    std::vector<Exception> exceptions;
-    std::vector<float> cleaned;  // a copy only when some values must be replaced
+    ScratchVector<Exception> exceptions;
+    ScratchVector<float> cleaned;  // a copy only when some values must be replaced
     std::span<const float> finite = values;
     std::uint32_t max_bits = max_magnitude_bits(values);
     if (max_bits >= kInfinityBits) {
@@ -267,7 +268,7 @@ void write_range_section(const RangeParams& params, std::span<const float> value
 
 void read_range_section(ByteReader& in, std::span<float> out) {
     const RangeSectionHeader h = read_header(in, out.size());
-    std::vector<Exception> exceptions(h.exception_count);  // bounded by the bytes left
+    ScratchVector<Exception> exceptions(h.exception_count);  // bounded by the bytes left
     for (std::uint64_t i = 0; i < h.exception_count; ++i) {
         exceptions[i] = {in.u64(), in.u32()};
         if (exceptions[i].index >= out.size() ||

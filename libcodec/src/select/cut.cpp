@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "common/scratch.hpp"
 #include "select/magnitude_scan.hpp"
 
 namespace gradcodec {
@@ -18,7 +19,7 @@ Selection select_with_cut(std::span<const float> x, const MagnitudeCut& cut,
     if (cut.bits == 0x7fffffffu && cut.tie_budget == 0) return s;
     // Above the cut every element stays; at the cut only while the budget lasts, so the
     // candidates (pattern >= bits) are filtered in index order.
-    std::vector<std::uint64_t> candidates;
+    ScratchVector<std::uint64_t> candidates;
     collect_at_least(x, cut.bits, x.size(), candidates);
     std::uint64_t used = 0;
     std::size_t single = 0;

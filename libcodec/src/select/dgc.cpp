@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "select/magnitude_scan.hpp"
 #include "select/radix_cut.hpp"
 #include "select/topk.hpp"
@@ -22,8 +23,8 @@ std::uint64_t splitmix64(std::uint64_t seed) {
 
 // The k_s-th largest magnitude of the sample.
 std::uint32_t sampled_threshold(std::span<const float> x, const DgcParams& p) {
-    const std::vector<std::uint64_t> positions = dgc_sample_positions(x.size(), p);
-    std::vector<float> sample(positions.size());
+    const ScratchVector<std::uint64_t> positions = dgc_sample_positions(x.size(), p);
+    ScratchVector<float> sample(positions.size());
     for (std::size_t i = 0; i < positions.size(); ++i) sample[i] = x[positions[i]];
     return topk_cut(sample, topk_count(sample.size(), p.density)).bits;
 }
@@ -32,9 +33,9 @@ std::uint32_t sampled_threshold(std::span<const float> x, const DgcParams& p) {
 Selection topk_among(std::span<const float> x, std::uint32_t lo, std::uint64_t candidates,
                      std::uint64_t k) {
     if (candidates > x.size() / 4) return select_topk(x, k);
-    std::vector<std::uint64_t> index;
+    ScratchVector<std::uint64_t> index;
     collect_counted_at_least(x, lo, candidates, index);
-    std::vector<float> magnitude(index.size());
+    ScratchVector<float> magnitude(index.size());
     for (std::size_t i = 0; i < index.size(); ++i) magnitude[i] = x[index[i]];
     Selection inner = select_topk(magnitude, k);
     for (auto& i : inner.indices) i = index[i];
@@ -70,9 +71,9 @@ void DgcSampleWalk::advance() {
     }
 }
 
-std::vector<std::uint64_t> dgc_sample_positions(std::uint64_t n, const DgcParams& p) {
+ScratchVector<std::uint64_t> dgc_sample_positions(std::uint64_t n, const DgcParams& p) {
     DgcSampleWalk walk(n, p);
-    std::vector<std::uint64_t> out;
+    ScratchVector<std::uint64_t> out;
     out.reserve(walk.size());
     for (; !walk.done(); walk.advance()) out.push_back(walk.position());
     return out;
@@ -87,7 +88,7 @@ MagnitudeCut group_dgc_cut(const ScorePasses& passes, std::uint64_t n, const Dgc
     const ScorePasses sampled = [&](const ScoreVisitor& visit) {
         DgcSampleWalk walk(n, params);
         std::uint64_t first = 0;
-        std::vector<float> picked;
+        ScratchVector<float> picked;
         passes([&](std::span<const float> x, const ElementWeights&) {
             picked.clear();
             for (; !walk.done() && walk.position() < first + x.size(); walk.advance()) {

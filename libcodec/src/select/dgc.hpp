@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "select/cut.hpp"
 #include "select/selection.hpp"
 
@@ -22,7 +23,7 @@ inline constexpr int kDgcRounds = 10;
 Selection select_dgc(std::span<const float> x, const DgcParams& params);
 
 // The ascending element indices of the threshold's sample, spread over all n elements.
-std::vector<std::uint64_t> dgc_sample_positions(std::uint64_t n, const DgcParams& params);
+ScratchVector<std::uint64_t> dgc_sample_positions(std::uint64_t n, const DgcParams& params);
 
 // The same positions one at a time, for samples of a group too large to list.
 class DgcSampleWalk {

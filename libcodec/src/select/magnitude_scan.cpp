@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/scratch.hpp"
 #include "select/selection.hpp"
 
 #if defined(__SSE2__)
@@ -76,7 +77,7 @@ std::uint64_t count_at_least(std::span<const float> x, std::uint32_t lo) {
 }
 
 std::uint64_t collect_at_least(std::span<const float> x, std::uint32_t lo, std::uint64_t cap,
-                               std::vector<std::uint64_t>& out) {
+                               ScratchVector<std::uint64_t>& out) {
     std::uint64_t count = 0;
     for_each_at_least(x, lo, [&](std::size_t i) {
         if (count < cap) out.push_back(i);
@@ -86,7 +87,7 @@ std::uint64_t collect_at_least(std::span<const float> x, std::uint32_t lo, std::
 }
 
 void collect_counted_at_least(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
-                              std::vector<std::uint64_t>& out) {
+                              ScratchVector<std::uint64_t>& out) {
     if (count < x.size() / 64) {
         collect_at_least(x, lo, count, out);
         return;
@@ -113,7 +114,7 @@ void collect_counted_at_least(std::span<const float> x, std::uint32_t lo, std::u
 }
 
 void gather_magnitudes_at_least(std::span<const float> x, std::uint32_t lo,
-                                std::vector<float>& out) {
+                                ScratchVector<float>& out) {
     // Branch-free into a small buffer, then appended: SIDCo gathers a quarter of the tensor,
     // where a branch per element would mispredict constantly.
     constexpr std::size_t kChunk = 4096;

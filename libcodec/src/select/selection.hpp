@@ -8,17 +8,19 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/scratch.hpp"
+
 namespace gradcodec {
 
 struct Selection {
-    std::vector<std::uint64_t> indices;  // ascending, each < x.size()
+    ScratchVector<std::uint64_t> indices;  // ascending, each < x.size()
     // top-k: the k-th largest magnitude (the smallest kept); threshold and SIDCo: T of |x| > T;
     // DGC: the sampled threshold of its last round (|x| >= T), or the top-k cut when it fell
     // back to an exact top-k among the candidates.
     float threshold = 0.0f;
     // Either empty or x[indices[i]] for every i: a selector that met the kept values on its
     // way fills it, which spares the codec another pass over x.
-    std::vector<float> values;
+    ScratchVector<float> values;
 };
 
 inline std::uint32_t magnitude_bits(float x) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "fit/distribution.hpp"
 #include "select/magnitude_scan.hpp"
 #include "select/radix_cut.hpp"
@@ -38,7 +39,7 @@ double staged_threshold(std::span<const float> tail, double eta1, int stages, do
     const double target = density * static_cast<double>(n);
     const Distribution later = d == Distribution::exp ? Distribution::exp : Distribution::gpareto;
     double eta = eta1;
-    std::vector<float> work;  // a shrunk copy of the current set, once it halves
+    ScratchVector<float> work;  // a shrunk copy of the current set, once it halves
     std::span<const float> cur = tail;
     for (int stage = 1; stage < stages; ++stage) {
         const TailStats s = tail_stats(cur, float_threshold(eta));
@@ -54,7 +55,7 @@ double staged_threshold(std::span<const float> tail, double eta1, int stages, do
         if (per >= 1.0) break;  // cur already holds no more than the target
         eta = tmin + tail_quantile(f, per);
         if (2 * s.count < cur.size()) {
-            std::vector<float> next;
+            ScratchVector<float> next;
             next.reserve(s.count);
             gather_magnitudes_at_least(cur, bits_above(float_threshold(tmin)), next);
             // gather keeps > tmin; the minimum itself is at tmin and is below the new eta.
@@ -176,7 +177,7 @@ SidcoThreshold sidco_threshold(std::span<const float> x, const SidcoParams& p) {
         return out;
     }
     const double eta1 = tail_quantile(f1, kSidcoFirstDensity);
-    std::vector<float> tail;
+    ScratchVector<float> tail;
     tail.reserve(x.size() / 3);  // about a quarter passes the first stage
     gather_magnitudes_at_least(x, bits_above(float_threshold(eta1)), tail);
     const double target = p.density * static_cast<double>(x.size());

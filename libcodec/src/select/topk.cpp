@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/parallel.hpp"
+#include "common/scratch.hpp"
 #include "select/magnitude_scan.hpp"
 
 namespace gradcodec {
@@ -26,9 +27,9 @@ inline std::uint32_t pattern(const float* p) {
 
 // Histogram of the top 16 bits. Two interleaved tables halve the store-to-load stalls of runs
 // of equal buckets, which gradients (few exponents) have plenty of.
-std::vector<std::uint64_t> high_histogram_serial(std::span<const float> x) {
-    std::vector<std::uint64_t> total(kBuckets / 2, 0);  // the sign bit is cleared
-    std::vector<std::uint32_t> h0(kBuckets / 2), h1(kBuckets / 2);
+ScratchVector<std::uint64_t> high_histogram_serial(std::span<const float> x) {
+    ScratchVector<std::uint64_t> total(kBuckets / 2, 0);  // the sign bit is cleared
+    ScratchVector<std::uint32_t> h0(kBuckets / 2), h1(kBuckets / 2);
     const std::size_t n = x.size();
     constexpr std::size_t kPiece = std::size_t{1} << 31;  // keeps 32-bit counters exact
     for (std::size_t first = 0; first < n; first += kPiece) {
@@ -51,15 +52,15 @@ constexpr std::size_t kScanPiece = std::size_t{1} << 20;
 
 // One piece per thread (the counts are exact integers, so any split sums to the same
 // histogram); one pass with no piece tables at all on one thread.
-std::vector<std::uint64_t> high_histogram(std::span<const float> x) {
+ScratchVector<std::uint64_t> high_histogram(std::span<const float> x) {
     const unsigned threads = codec_threads();
     if (threads <= 1) return high_histogram_serial(x);
     const std::size_t piece = std::max(kScanPiece, (x.size() + threads - 1) / threads);
-    std::vector<std::vector<std::uint64_t>> parts(piece_count(x.size(), piece));
+    ScratchVector<ScratchVector<std::uint64_t>> parts(piece_count(x.size(), piece));
     parallel_pieces(x.size(), piece, [&](std::size_t first, std::size_t size) {
         parts[first / piece] = high_histogram_serial(x.subspan(first, size));
     });
-    std::vector<std::uint64_t> total(kBuckets / 2, 0);
+    ScratchVector<std::uint64_t> total(kBuckets / 2, 0);
     for (const auto& part : parts) {
         for (std::size_t b = 0; b < total.size(); ++b) total[b] += part[b];
     }
@@ -92,7 +93,8 @@ TopkCut cut_in_bucket(std::span<const std::uint64_t> low_hist, std::uint32_t hig
 // values. Branch-free through small buffers when they are dense, where a branch per element
 // would mispredict constantly.
 void collect_candidates_serial(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
-                               std::vector<std::uint64_t>& indices, std::vector<float>& values) {
+                               ScratchVector<std::uint64_t>& indices,
+                               ScratchVector<float>& values) {
     if (count < x.size() / 64) {
         collect_counted_at_least(x, lo, count, indices);
         values.resize(indices.size());
@@ -121,14 +123,14 @@ void collect_candidates_serial(std::span<const float> x, std::uint32_t lo, std::
 
 // The same list built piece by piece on several threads, then joined in index order.
 void collect_candidates(std::span<const float> x, std::uint32_t lo, std::uint64_t count,
-                        std::vector<std::uint64_t>& indices, std::vector<float>& values) {
+                        ScratchVector<std::uint64_t>& indices, ScratchVector<float>& values) {
     const std::size_t pieces = piece_count(x.size(), kScanPiece);
     if (codec_threads() <= 1 || pieces <= 1) {
         collect_candidates_serial(x, lo, count, indices, values);
         return;
     }
-    std::vector<std::vector<std::uint64_t>> piece_indices(pieces);
-    std::vector<std::vector<float>> piece_values(pieces);
+    ScratchVector<ScratchVector<std::uint64_t>> piece_indices(pieces);
+    ScratchVector<ScratchVector<float>> piece_values(pieces);
     parallel_pieces(x.size(), kScanPiece, [&](std::size_t first, std::size_t size) {
         const std::size_t p = first / kScanPiece;
         const auto piece = x.subspan(first, size);
@@ -181,7 +183,7 @@ struct SampledFloor {
 std::optional<SampledFloor> sampled_floor(std::span<const float> x, std::uint64_t k) {
     const std::size_t n = x.size();
     if (n < 16 * kSampleSize || k > n / 64) return std::nullopt;
-    std::vector<std::uint32_t> sample;
+    ScratchVector<std::uint32_t> sample;
     sample.reserve(kSampleSize);
     for (std::size_t slice = 0; slice < kSampleSlices; ++slice) {
         const std::size_t first = slice * (n - kSliceValues) / (kSampleSlices - 1);
@@ -208,7 +210,7 @@ bool collect_above_floor(std::span<const float> x, std::uint64_t k, const Sample
         for (std::size_t j = 0; j < s.indices.size(); ++j) s.values[j] = x[s.indices[j]];
         return true;
     }
-    std::vector<std::uint64_t> counts(piece_count(x.size(), kScanPiece));
+    ScratchVector<std::uint64_t> counts(piece_count(x.size(), kScanPiece));
     parallel_pieces(x.size(), kScanPiece, [&](std::size_t first, std::size_t size) {
         counts[first / kScanPiece] = count_at_least(x.subspan(first, size), floor.bits);
     });
@@ -221,7 +223,7 @@ bool collect_above_floor(std::span<const float> x, std::uint64_t k, const Sample
 
 // The k-th largest magnitude pattern among the candidates, and how many at it are kept.
 TopkCut cut_among(std::span<const float> values, std::uint64_t k) {
-    std::vector<std::uint32_t> bits(values.size());
+    ScratchVector<std::uint32_t> bits(values.size());
     std::transform(values.begin(), values.end(), bits.begin(), magnitude_bits);
     const auto at = bits.begin() + static_cast<std::ptrdiff_t>(k - 1);
     std::nth_element(bits.begin(), at, bits.end(), std::greater<>());
@@ -249,7 +251,7 @@ std::uint64_t topk_count(std::uint64_t n, double density) {
 TopkCut topk_cut(std::span<const float> x, std::uint64_t k) {
     const auto hist = high_histogram(x);
     const Bucket bucket = find_bucket(hist, k);
-    std::vector<std::uint64_t> low(kBuckets, 0);
+    ScratchVector<std::uint64_t> low(kBuckets, 0);
     for (std::size_t i = 0; i < x.size(); ++i) {
         const std::uint32_t b = pattern(&x[i]);
         if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
@@ -285,7 +287,7 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
         // value, then finish the select and the compaction on that short list without
         // touching x again; the kept values travel with the selection.
         collect_candidates(x, bucket.index << 16, candidates, s.indices, s.values);
-        std::vector<std::uint64_t> low(kBuckets, 0);
+        ScratchVector<std::uint64_t> low(kBuckets, 0);
         for (const float v : s.values) {
             const std::uint32_t b = magnitude_bits(v);
             if ((b >> 16) == bucket.index) ++low[b & 0xffffu];
@@ -294,7 +296,7 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
         keep_above_cut(s, cut);
     } else {
         // A huge bucket (many equal magnitudes): histogram its low bits over the whole tensor.
-        std::vector<std::uint64_t> low(kBuckets, 0);
+        ScratchVector<std::uint64_t> low(kBuckets, 0);
         for (std::size_t i = 0; i < x.size(); ++i) {
             const std::uint32_t b = pattern(&x[i]);
             if ((b >> 16) == bucket.index) ++low[b & 0xffffu];

@@ -1,13 +1,14 @@
 #pragma once
 // An uninitialised array on FFTW's SIMD alignment, so chunks can run through the cached plans
-// without staging copies, and large spectra are not zero-filled before being overwritten.
-#include <fftw3.h>
-
+// without staging copies, and large spectra are not zero-filled before being overwritten. Its
+// memory comes from the thread's scratch cache (common/scratch.hpp), so a repeated transform
+// of the same size allocates nothing.
 #include <cstddef>
 #include <new>
 #include <span>
 
 #include "common/huge_pages.hpp"
+#include "common/scratch.hpp"
 
 namespace gradcodec {
 
@@ -15,11 +16,12 @@ template <class T>
 class AlignedArray {
   public:
     explicit AlignedArray(std::size_t size)
-        : data_(static_cast<T*>(fftwf_malloc(sizeof(T) * (size == 0 ? 1 : size)))), size_(size) {
-        if (data_ == nullptr) throw std::bad_alloc();
+        : data_(static_cast<T*>(scratch_allocate(sizeof(T) * (size == 0 ? 1 : size)))),
+          size_(size) {
+        static_assert(alignof(T) <= kScratchAlignment);
         advise_huge_pages(data_, sizeof(T) * size);
     }
-    ~AlignedArray() { fftwf_free(data_); }
+    ~AlignedArray() { scratch_deallocate(data_); }
     AlignedArray(const AlignedArray&) = delete;
     AlignedArray& operator=(const AlignedArray&) = delete;
 
