@@ -167,10 +167,12 @@ void keep_above_cut(Selection& s, const TopkCut& cut) {
 }
 
 // A small k is first sought below a floor read from a sample: evenly spaced slices of
-// contiguous values (slices, not single values, so that few cache lines are read).
+// contiguous values (slices, not single values, so that few cache lines are read). A tensor
+// under 16 full samples takes shorter slices, down to kMinSliceValues: the 16-bit histograms
+// the exact path zeroes and scans cost more than a small tensor's own values.
 constexpr std::size_t kSampleSlices = 64;
 constexpr std::size_t kSliceValues = 1024;
-constexpr std::size_t kSampleSize = kSampleSlices * kSliceValues;
+constexpr std::size_t kMinSliceValues = 16;
 
 struct SampledFloor {
     std::uint32_t bits;  // a magnitude pattern about `expected` elements reach
@@ -182,18 +184,21 @@ struct SampledFloor {
 // sample to pay, or k too large for the floor to spare much of the tensor.
 std::optional<SampledFloor> sampled_floor(std::span<const float> x, std::uint64_t k) {
     const std::size_t n = x.size();
-    if (n < 16 * kSampleSize || k > n / 64) return std::nullopt;
+    const std::size_t slice_values = std::min(kSliceValues, n / (16 * kSampleSlices));
+    if (slice_values < kMinSliceValues || k > n / 64) return std::nullopt;
+    const std::size_t sample_size = kSampleSlices * slice_values;
     ScratchVector<std::uint32_t> sample;
-    sample.reserve(kSampleSize);
+    sample.reserve(sample_size);
     for (std::size_t slice = 0; slice < kSampleSlices; ++slice) {
-        const std::size_t first = slice * (n - kSliceValues) / (kSampleSlices - 1);
-        for (std::size_t i = first; i < first + kSliceValues; ++i) sample.push_back(pattern(&x[i]));
+        const std::size_t first = slice * (n - slice_values) / (kSampleSlices - 1);
+        for (std::size_t i = first; i < first + slice_values; ++i) sample.push_back(pattern(&x[i]));
     }
     const std::uint64_t rank =
-        std::max<std::uint64_t>(32, (2 * k * kSampleSize + n - 1) / n);  // 1-based
+        std::max<std::uint64_t>(32, (2 * k * sample_size + n - 1) / n);  // 1-based
+    if (rank > sample_size) return std::nullopt;
     const auto at = sample.begin() + static_cast<std::ptrdiff_t>(rank - 1);
     std::nth_element(sample.begin(), at, sample.end(), std::greater<>());
-    return SampledFloor{*at, rank * n / kSampleSize};
+    return SampledFloor{*at, rank * n / sample_size};
 }
 
 // Every element at or above the sampled floor, with its value, when there are at least k of
