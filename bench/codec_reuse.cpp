@@ -7,48 +7,13 @@
 // which follows a warm-up call: a compiled call that reuses its scratch shows 0.
 #include <benchmark/benchmark.h>
 
-#include <atomic>
 #include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "bench_data.hpp"
 #include "gradcodec/codec.hpp"
-
-namespace {
-
-std::atomic<std::uint64_t> g_allocations{0};
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-    throw std::bad_alloc();
-}
-void* operator new(std::size_t size, std::align_val_t alignment) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    const auto a = static_cast<std::size_t>(alignment);
-    if (void* p = std::aligned_alloc(a, (size + a - 1) / a * a)) return p;
-    throw std::bad_alloc();
-}
-// The replaced operator new allocates with malloc, so free is the matching release.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept {
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-    std::free(p);
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-    std::free(p);
-}
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-    std::free(p);
-}
-#pragma GCC diagnostic pop
 
 namespace {
 
@@ -56,7 +21,7 @@ using namespace gradcodec;
 
 // Allocations per iteration, over the timed loop.
 void count_allocations(benchmark::State& state, std::uint64_t before) {
-    state.counters["allocations"] = static_cast<double>(g_allocations.load() - before) /
+    state.counters["allocations"] = static_cast<double>(testing::heap_allocations() - before) /
                                     static_cast<double>(state.iterations());
 }
 
@@ -71,7 +36,7 @@ void one_off(benchmark::State& state, const std::string& spec) {
     const auto n = static_cast<std::size_t>(state.range(0));
     const auto& x = tensor(n);
     const TensorMeta meta{"bench", DType::f32, {n}};
-    const std::uint64_t before = g_allocations.load();
+    const std::uint64_t before = testing::heap_allocations();
     for (auto _ : state) {
         EncodedTensor e = encode_tensor(parse_codec_spec(spec), meta, std::as_bytes(std::span(x)));
         benchmark::DoNotOptimize(e.payload.data());
@@ -87,7 +52,7 @@ void compiled_into(benchmark::State& state, const std::string& spec) {
     const Codec codec = Codec::compile(spec);
     std::vector<std::uint8_t> out(codec.max_encoded_size(meta));
     std::size_t size = codec.encode_into(meta, std::as_bytes(std::span(x)), out);  // warm-up
-    const std::uint64_t before = g_allocations.load();
+    const std::uint64_t before = testing::heap_allocations();
     for (auto _ : state) {
         size = codec.encode_into(meta, std::as_bytes(std::span(x)), out);
         benchmark::DoNotOptimize(out.data());
@@ -105,7 +70,7 @@ void compiled_decode_into(benchmark::State& state, const std::string& spec) {
     const std::vector<std::uint8_t> payload = codec.encode(meta, std::as_bytes(std::span(x)));
     std::vector<float> decoded(n);
     codec.decode_into(meta, payload, std::as_writable_bytes(std::span(decoded)));  // warm-up
-    const std::uint64_t before = g_allocations.load();
+    const std::uint64_t before = testing::heap_allocations();
     for (auto _ : state) {
         codec.decode_into(meta, payload, std::as_writable_bytes(std::span(decoded)));
         benchmark::DoNotOptimize(decoded.data());

@@ -15,11 +15,8 @@ Two denominators, both medians at the training runs' batch of 16 per rank, one t
   PYTHONPATH=build/python bench/python_hook_overhead.py [--repeats 300]
 """
 import argparse
-import importlib.machinery
 import os
-import pathlib
 import socket
-import time
 
 import numpy as np
 import torch
@@ -28,27 +25,10 @@ import torch.multiprocessing as mp
 
 import gradcodec
 import gradcodec.torch as gctorch
+from bench_timing import median_ms, training_script
 
 SPECS = ["topk:density=0.01", "dgc:density=0.001", "sidco:dist=gpareto,density=0.01", "fft:density=0.1",
          "rangeq:bits=8"]
-SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "train-compressed"
-
-
-def median_ms(action, repeats):
-    """(wall, CPU) medians in ms: CPU time shows what the work costs when the machine is shared."""
-    for _ in range(5):
-        action()
-    wall, cpu = [], []
-    for _ in range(repeats):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        action()
-        wall.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
-    return 1000 * float(np.median(wall)), 1000 * float(np.median(cpu))
-
-
-def training_script():
-    return importlib.machinery.SourceFileLoader("train_compressed", str(SCRIPT)).load_module()
 
 
 def dense_step_of(model, task, rank):

@@ -11,15 +11,12 @@ evaluation's share. To time the reference BLAS while OpenBLAS is installed, prel
   LD_PRELOAD=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3 PYTHONPATH=build/python bench/python_train_step.py
 """
 import argparse
-import importlib.machinery
 import os
-import pathlib
-import time
 
-import numpy as np
 import torch
 
-SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "train-compressed"
+from bench_timing import median_ms, training_script
+
 
 
 def blas_library():
@@ -29,23 +26,12 @@ def blas_library():
     return ", ".join(sorted(os.path.realpath(n) for n in names)) or "none found"
 
 
-def timed(action, repeats):
-    """(wall, CPU) medians in ms."""
-    wall, cpu = [], []
-    for _ in range(repeats):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        action()
-        wall.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
-    return 1000 * float(np.median(wall)), 1000 * float(np.median(cpu))
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=100)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    train = importlib.machinery.SourceFileLoader("train_compressed", str(SCRIPT)).load_module()
+    train = training_script()
     print(f"BLAS: {blas_library()}; torch threads {torch.get_num_threads()}, "
           f"inter-op threads {torch.get_num_interop_threads()}")
     print("| task | parameters | step ms (median) | step CPU ms | evaluation ms | evaluation CPU ms | load average |")
@@ -62,9 +48,8 @@ def main():
             task.loss(model, next(batches)).backward()
             optimizer.step()
 
-        timed(step, 5)
-        step_ms, step_cpu = timed(step, args.repeats)
-        eval_ms, eval_cpu = timed(lambda: task.evaluate(model), 3)
+        step_ms, step_cpu = median_ms(step, args.repeats)
+        eval_ms, eval_cpu = median_ms(lambda: task.evaluate(model), 3, warmup=0)
         print(f"| {name} | {sum(p.numel() for p in model.parameters())} | {step_ms:.1f} | {step_cpu:.1f} "
               f"| {eval_ms:.0f} | {eval_cpu:.0f} | {os.getloadavg()[0]:.2f} |")
 

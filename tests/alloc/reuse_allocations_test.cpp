@@ -5,51 +5,16 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <new>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "common/float_values.hpp"
 #include "gradcodec/codec.hpp"
-
-namespace {
-
-std::atomic<std::uint64_t> g_allocations{0};
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-    throw std::bad_alloc();
-}
-void* operator new(std::size_t size, std::align_val_t alignment) {
-    g_allocations.fetch_add(1, std::memory_order_relaxed);
-    const auto a = static_cast<std::size_t>(alignment);
-    if (void* p = std::aligned_alloc(a, (size + a - 1) / a * a)) return p;
-    throw std::bad_alloc();
-}
-// The replaced operator new allocates with malloc, so free is the matching release.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept {
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-    std::free(p);
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-    std::free(p);
-}
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-    std::free(p);
-}
-#pragma GCC diagnostic pop
 
 namespace {
 
@@ -74,16 +39,16 @@ struct Counted {
 
 Counted counted_encode(const Codec& codec, const TensorMeta& meta, std::span<const float> x,
                        std::span<std::uint8_t> out) {
-    const std::uint64_t before = g_allocations.load();
+    const std::uint64_t before = testing::heap_allocations();
     const std::size_t size = codec.encode_into(meta, std::as_bytes(x), out);
-    return {g_allocations.load() - before, size};
+    return {testing::heap_allocations() - before, size};
 }
 
 std::uint64_t counted_decode(const Codec& codec, const TensorMeta& meta,
                              std::span<const std::uint8_t> payload, std::span<float> y) {
-    const std::uint64_t before = g_allocations.load();
+    const std::uint64_t before = testing::heap_allocations();
     codec.decode_into(meta, payload, std::as_writable_bytes(y));
-    return g_allocations.load() - before;
+    return testing::heap_allocations() - before;
 }
 
 }  // namespace
@@ -135,9 +100,9 @@ TEST_CASE("a warm compiled codec on f16 tensors encodes and decodes with no allo
     const std::size_t size = codec.encode_into(meta, values, out);
     codec.decode_into(meta, std::span(out).first(size), std::as_writable_bytes(std::span(back)));
 
-    const std::uint64_t before = g_allocations.load();
+    const std::uint64_t before = testing::heap_allocations();
     const std::size_t again = codec.encode_into(meta, values, out);
     codec.decode_into(meta, std::span(out).first(again), std::as_writable_bytes(std::span(back)));
-    CHECK(g_allocations.load() - before == 0);
+    CHECK(testing::heap_allocations() - before == 0);
     CHECK(again == size);
 }
