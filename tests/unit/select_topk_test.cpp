@@ -117,7 +117,8 @@ TEST_CASE("a top-k of k = 0 or an empty tensor keeps nothing", "[select][topk]")
 
 TEST_CASE("a top-k with many values in the k-th bucket takes the whole-tensor path",
           "[select][topk]") {
-    // Values sharing their top 16 bits: more than a quarter of the tensor is a candidate.
+    // Values sharing their top 16 bits: more than a quarter of the tensor is a candidate. The
+    // tensor is larger than the 16K elements that select in place.
     std::mt19937_64 rng(3);
     std::vector<float> x(20000);
     for (auto& v : x)

@@ -171,6 +171,8 @@ void keep_above_cut(Selection& s, const TopkCut& cut) {
 // under 16 full samples takes shorter slices, down to kMinSliceValues: the 16-bit histograms
 // the exact path zeroes and scans cost more than a small tensor's own values.
 constexpr std::size_t kSampleSlices = 64;
+// Up to this many elements, an exact select on the magnitudes replaces the histograms.
+constexpr std::size_t kSmallTensor = std::size_t{1} << 14;
 constexpr std::size_t kSliceValues = 1024;
 constexpr std::size_t kMinSliceValues = 16;
 
@@ -282,6 +284,15 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
         }
         s.indices.clear();
         s.values.clear();
+    }
+    // A small tensor (a layer, a bucket, an FFT chunk's scores) costs less to select in
+    // place than the 16-bit histograms below cost to zero and scan.
+    if (x.size() <= kSmallTensor) {
+        const TopkCut cut = cut_among(x, k);
+        collect_candidates(x, cut.bits, count_at_least(x, cut.bits), s.indices, s.values);
+        keep_above_cut(s, cut);
+        s.threshold = std::bit_cast<float>(cut.bits);
+        return s;
     }
     const auto hist = high_histogram(x);
     const Bucket bucket = find_bucket(hist, k);
