@@ -110,6 +110,17 @@ std::optional<ElementLayout> layout_at(hid_t type, int depth, std::string& why) 
                                " bytes per tensor (raise it with --max-tensor-bytes)");
 }
 
+// Calls `visit(part, address)` for each member of a compound element or each element of an
+// array element at `at`: the writer and the reader walk these alike.
+template <class Byte, class Visit>
+void for_each_part(const ElementLayout& l, Byte* at, Visit&& visit) {
+    if (l.kind == Kind::compound) {
+        for (const auto& member : l.parts) visit(member, at + member.offset);
+        return;
+    }
+    for (std::uint64_t i = 0; i < l.count; ++i) visit(l.parts[0], at + i * l.parts[0].size);
+}
+
 struct Serialiser {
     std::vector<std::uint8_t>& out;
     std::uint64_t cap;
@@ -153,11 +164,10 @@ struct Serialiser {
                 return;
             }
             case Kind::compound:
-                for (const auto& member : l.parts) element(member, at + member.offset);
-                return;
             case Kind::array:
-                for (std::uint64_t i = 0; i < l.count; ++i)
-                    element(l.parts[0], at + i * l.parts[0].size);
+                for_each_part(l, at, [this](const ElementLayout& part, auto* part_at) {
+                    element(part, part_at);
+                });
                 return;
         }
     }
@@ -226,11 +236,10 @@ struct Rebuilder {
                 return;
             }
             case Kind::compound:
-                for (const auto& member : l.parts) element(member, at + member.offset);
-                return;
             case Kind::array:
-                for (std::uint64_t i = 0; i < l.count; ++i)
-                    element(l.parts[0], at + i * l.parts[0].size);
+                for_each_part(l, at, [this](const ElementLayout& part, auto* part_at) {
+                    element(part, part_at);
+                });
                 return;
         }
     }

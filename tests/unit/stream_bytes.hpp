@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gradcodec/stream.hpp"
@@ -21,6 +22,18 @@ inline void put_le(std::vector<std::uint8_t>& out, std::uint64_t v, int bytes) {
 inline void put_string(std::vector<std::uint8_t>& out, const std::string& s) {
     put_le(out, s.size(), 4);
     out.insert(out.end(), s.begin(), s.end());
+}
+
+// Every record of a stream, which must end where its input ends.
+inline std::vector<gradcodec::Record> read_all(
+    std::span<const std::uint8_t> bytes,
+    gradcodec::ReadLimits limits = gradcodec::default_read_limits()) {
+    gradcodec::SpanSource source(bytes);
+    gradcodec::StreamReader reader(source, limits);
+    std::vector<gradcodec::Record> out;
+    while (auto r = reader.next()) out.push_back(std::move(*r));
+    reader.expect_input_end();
+    return out;
 }
 
 inline std::vector<std::uint8_t> stream_header() {

@@ -2,6 +2,7 @@
 #include <random>
 
 #include "gradcodec/gradcodec.hpp"
+#include "stream_bytes.hpp"
 #include "test_data.hpp"
 
 using namespace gradcodec;
@@ -9,6 +10,8 @@ using gradcodec::testing::as_bytes_of;
 using gradcodec::testing::laplace_values;
 
 namespace {
+
+using gctest::read_all;
 
 std::vector<std::uint8_t> sample_stream() {
     VectorSink sink;
@@ -30,15 +33,6 @@ std::vector<std::uint8_t> sample_stream() {
     writer.write(LinkRecord{"/latest", LinkKind::soft, "/step_00010/fc.weight", ""});
     writer.finish();
     return sink.bytes;
-}
-
-std::vector<Record> read_all(std::span<const std::uint8_t> bytes,
-                             ReadLimits limits = default_read_limits()) {
-    SpanSource source(bytes);
-    StreamReader reader(source, limits);
-    std::vector<Record> out;
-    while (auto r = reader.next()) out.push_back(std::move(*r));
-    return out;
 }
 
 ErrorKind kind_of_failure(std::span<const std::uint8_t> bytes,

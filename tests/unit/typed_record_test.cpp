@@ -9,10 +9,13 @@
 
 #include "gradcodec/error.hpp"
 #include "gradcodec/stream.hpp"
+#include "stream_bytes.hpp"
 
 using namespace gradcodec;
 
 namespace {
+
+using gctest::read_all;
 
 constexpr std::size_t kHeaderBytes = 32;  // fixed header and its checksum, no extension
 constexpr std::size_t kFrameBytes = 12;
@@ -32,16 +35,6 @@ std::vector<std::uint8_t> stream_of(const TypedRecord& record) {
     writer.write(record);
     writer.finish();
     return sink.bytes;
-}
-
-std::vector<Record> read_all(std::span<const std::uint8_t> bytes,
-                             ReadLimits limits = default_read_limits()) {
-    SpanSource source(bytes);
-    StreamReader reader(source, limits);
-    std::vector<Record> out;
-    while (auto r = reader.next()) out.push_back(std::move(*r));
-    reader.expect_input_end();
-    return out;
 }
 
 // Rewrites the first record's body length and checksum after an edit of its body, so that only
