@@ -18,16 +18,22 @@ void OrderedJobs::run(Job& job) {
     }
 }
 
+// The oldest queued job is the one whose result is needed soonest. It runs with the lock
+// released; `lock` is held again when it is marked done.
+void OrderedJobs::run_oldest(std::unique_lock<std::mutex>& lock) {
+    Job* job = queue_.front();
+    queue_.pop_front();
+    lock.unlock();
+    run(*job);
+    lock.lock();
+    job->done = true;
+}
+
 void OrderedJobs::work_on_queue(std::stop_token stop) {
     std::unique_lock lock(mutex_);
     while (queued_.wait(lock, stop, [this] { return !queue_.empty(); })) {
         if (stop.stop_requested()) return;
-        Job* job = queue_.front();
-        queue_.pop_front();
-        lock.unlock();
-        run(*job);
-        lock.lock();
-        job->done = true;
+        run_oldest(lock);
         progress_.notify_one();
         if (finish_on_ == FinishOn::any_thread) {
             lock.unlock();
@@ -73,13 +79,7 @@ void OrderedJobs::progress_until(Enough enough) {
         std::unique_lock lock(mutex_);
         if (failure_ || enough()) return;
         if (!queue_.empty()) {
-            // The oldest queued job is the one whose result is needed soonest.
-            Job* job = queue_.front();
-            queue_.pop_front();
-            lock.unlock();
-            run(*job);
-            lock.lock();
-            job->done = true;
+            run_oldest(lock);
         } else if (in_order_.empty() || !in_order_.front()->done || finishing_) {
             progress_.wait(lock);
             continue;

@@ -65,6 +65,7 @@ class OrderedJobs {
         bool done = false;
     };
     static void run(Job& job);
+    void run_oldest(std::unique_lock<std::mutex>& lock);
     void work_on_queue(std::stop_token stop);  // a worker thread's loop
     void finish_ready();  // finishes the oldest jobs that are done, unless a thread already is
     // Works, finishes or waits on the calling thread until `enough` holds (under the lock).
