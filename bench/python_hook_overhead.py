@@ -2,8 +2,8 @@
 """The DDP hook's codec cost on the digits CNN of scripts/train-compressed, against its step.
 
 Per codec: the median time of what the hook does to one step's gradient bucket on a rank of
-a 2-rank job, without the network: add the residual, encode with the residual, decode both
-ranks' frames and average them. Both ways the hook can encode a bucket are timed: as one
+a 2-rank job, without the network: add the residual, encode with the residual (which also
+hands back this rank's own frame decoded), decode the other rank's frames and average. Both ways the hook can encode a bucket are timed: as one
 frame (what scripts/train-compressed uses) and per tensor (a frame per parameter).
 
 Two denominators, both medians at the training runs' batch of 16 per rank, one thread:
@@ -77,17 +77,15 @@ def hook_work(codec, bucket, spans):
     """What the hook does to one bucket, frame by frame as gradcodec.torch does it."""
     residual = torch.zeros_like(bucket)
     new_residual = torch.empty_like(bucket)
-    total = torch.empty_like(bucket)
-    peer = torch.empty_like(bucket)
+    own = torch.empty_like(bucket)
     frames = torch.empty(sum(codec.max_frame_size(count, "f32") for _, count in spans), dtype=torch.uint8)
 
     def work():
         values = bucket + residual
-        sizes = gctorch.encode_spans(codec, values, new_residual, spans, frames)
-        payload = frames.numpy()
-        gctorch.decode_spans(payload, sizes, spans, total)
-        gctorch.decode_spans(payload, sizes, spans, peer)  # the other rank's frames cost the same
-        total.add_(peer).div_(2)
+        sizes = gctorch.encode_spans(codec, values, new_residual, own, spans, frames)
+        # The other rank's frames cost what this rank's own would: decode them as the peer's.
+        gathered = [frames, frames]
+        gctorch.average_frames(gathered, [sizes, sizes], spans, own, rank=0)
 
     return work
 

@@ -2,9 +2,11 @@
 // thread-local message, so no exception crosses into C.
 #include "gradcodec.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
@@ -64,30 +66,39 @@ gradcodec::TensorMeta flat_meta(gc_dtype dtype, size_t n) {
     return {"tensor", static_cast<gradcodec::DType>(dtype), {static_cast<std::uint64_t>(n)}};
 }
 
+bool overlap(const void* a, const void* b, std::size_t bytes) {
+    const auto x = reinterpret_cast<std::uintptr_t>(a);
+    const auto y = reinterpret_cast<std::uintptr_t>(b);
+    return bytes != 0 && x < y + bytes && y < x + bytes;
+}
+
 gc_status encode(gc_codec* codec, gc_dtype dtype, const void* src, size_t n, void* dst,
-                 size_t dst_capacity, size_t* written, void* residual) {
+                 size_t dst_capacity, size_t* written, void* residual, void* decoded) {
     return guarded([&]() -> gc_status {
         if (!codec || !written || (n != 0 && !src) || (dst_capacity != 0 && !dst)) {
             return failure(GC_ERROR_USAGE, "gc_encode_frame: a required pointer is NULL");
         }
         if (!valid_dtype(dtype)) return failure(GC_ERROR_USAGE, "unknown gc_dtype");
         const gradcodec::TensorMeta meta = flat_meta(dtype, n);
-        const std::span<const std::byte> values(static_cast<const std::byte*>(src),
-                                                meta.byte_count());
+        const std::size_t bytes = meta.byte_count();
+        if (decoded &&
+            (overlap(decoded, src, bytes) || (residual && overlap(decoded, residual, bytes)))) {
+            return failure(GC_ERROR_USAGE,
+                           "gc_encode_frame_feedback: decoded overlaps src or residual");
+        }
+        std::span<const std::byte> values(static_cast<const std::byte*>(src), bytes);
         const std::span<std::uint8_t> out(static_cast<std::uint8_t*>(dst), dst_capacity);
+        gradcodec::Feedback feedback;
+        if (residual) feedback.residual = {static_cast<std::byte*>(residual), bytes};
+        if (decoded) feedback.decoded = {static_cast<std::byte*>(decoded), bytes};
+        // The residual may alias src: encode from a copy in that case.
+        std::vector<std::byte> copy;
+        if (residual && overlap(residual, src, bytes)) {
+            copy.assign(values.begin(), values.end());
+            values = copy;
+        }
         try {
-            if (residual) {
-                // The residual may alias src: encode from a copy in that case.
-                std::span<std::byte> r(static_cast<std::byte*>(residual), meta.byte_count());
-                if (residual == src && n != 0) {
-                    const std::vector<std::byte> copy(values.begin(), values.end());
-                    *written = gradcodec::encode_frame_into(codec->codec, meta, copy, out, r);
-                } else {
-                    *written = gradcodec::encode_frame_into(codec->codec, meta, values, out, r);
-                }
-            } else {
-                *written = gradcodec::encode_frame_into(codec->codec, meta, values, out);
-            }
+            *written = gradcodec::encode_frame_into(codec->codec, meta, values, out, feedback);
         } catch (const gradcodec::Error& e) {
             if (e.kind() == gradcodec::ErrorKind::limit)
                 return failure(GC_ERROR_DST_TOO_SMALL, e.what());
@@ -146,14 +157,20 @@ size_t gc_frame_bound(const gc_codec* codec, gc_dtype dtype, size_t n) {
 
 gc_status gc_encode_frame(gc_codec* codec, gc_dtype dtype, const void* src, size_t n, void* dst,
                           size_t dst_capacity, size_t* written) {
-    return encode(codec, dtype, src, n, dst, dst_capacity, written, nullptr);
+    return encode(codec, dtype, src, n, dst, dst_capacity, written, nullptr, nullptr);
 }
 
 gc_status gc_encode_frame_residual(gc_codec* codec, gc_dtype dtype, const void* src, size_t n,
                                    void* dst, size_t dst_capacity, size_t* written,
                                    void* residual) {
     if (!residual) return failure(GC_ERROR_USAGE, "gc_encode_frame_residual: residual is NULL");
-    return encode(codec, dtype, src, n, dst, dst_capacity, written, residual);
+    return encode(codec, dtype, src, n, dst, dst_capacity, written, residual, nullptr);
+}
+
+gc_status gc_encode_frame_feedback(gc_codec* codec, gc_dtype dtype, const void* src, size_t n,
+                                   void* dst, size_t dst_capacity, size_t* written, void* residual,
+                                   void* decoded) {
+    return encode(codec, dtype, src, n, dst, dst_capacity, written, residual, decoded);
 }
 
 gc_status gc_frame_info(const void* frame, size_t size, gc_dtype* dtype, size_t* n) {

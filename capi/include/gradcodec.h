@@ -85,6 +85,14 @@ GC_API gc_status gc_encode_frame_residual(gc_codec* codec, gc_dtype dtype, const
                                           size_t n, void* dst, size_t dst_capacity, size_t* written,
                                           void* residual);
 
+/* The same with both of error feedback's outputs, either of which may be NULL: residual as
+ * above, and decode(frame) into decoded (n values of dtype), which must overlap neither src
+ * nor residual. A sender that adds its own values to an average takes them from decoded,
+ * bit for bit what receivers decode, and saves decoding its own frame again. */
+GC_API gc_status gc_encode_frame_feedback(gc_codec* codec, gc_dtype dtype, const void* src,
+                                          size_t n, void* dst, size_t dst_capacity, size_t* written,
+                                          void* residual, void* decoded);
+
 /* Checks a frame (magic, version, checksum) and reports its dtype and element count. */
 GC_API gc_status gc_frame_info(const void* frame, size_t size, gc_dtype* dtype, size_t* n);
 

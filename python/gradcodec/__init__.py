@@ -4,6 +4,7 @@
     frame = codec.encode(grad)                      # bytes: one self-describing frame
     back = gradcodec.decode(frame)                  # numpy array, shape and dtype of grad
     frame = codec.encode(grad, residual=rest)       # rest = grad - decode(frame)
+    frame = codec.encode(grad, residual=rest, decoded=seen)  # seen = decode(frame), no 2nd decode
 
 Arrays are read in place (no copy) when they are C-contiguous NumPy arrays or CPU torch
 tensors; f16, bf16, f32 and f64 are supported. NumPy has no bfloat16: pass a torch.bfloat16
@@ -55,6 +56,11 @@ def _as_buffer(value, dtype=None):
     return tensor.numpy(), dtype
 
 
+def _feedback(residual, decoded):
+    return {"residual": None if residual is None else _as_buffer(residual)[0],
+            "decoded": None if decoded is None else _as_buffer(decoded)[0]}
+
+
 class Codec:
     """A codec compiled once from its spec ("topk:density=0.01", "rangeq:bits=8", ...).
 
@@ -82,22 +88,22 @@ class Codec:
         """The most bytes a frame of `count` values of `dtype` can take."""
         return self._codec.max_frame_size(count, dtype)
 
-    def encode(self, array, *, residual=None, dtype=None):
-        """One frame (bytes) for `array`. With `residual` (an array of the same dtype and
-        size, not sharing memory with `array`), also writes array - decode(frame) into it."""
+    def encode(self, array, *, residual=None, decoded=None, dtype=None):
+        """One frame (bytes) for `array`. Error feedback's outputs, each an array of the same
+        dtype and size sharing memory with neither `array` nor the other:
+        residual: receives array - decode(frame), what the codec left out;
+        decoded: receives decode(frame), what every receiver of the frame decodes, bit for bit
+            (the frame is decoded once for both)."""
         values, dtype = _as_buffer(array, dtype)
-        if residual is not None:
-            residual, _ = _as_buffer(residual)
-        return self._codec.encode(values, residual=residual, dtype=dtype)
+        return self._codec.encode(values, dtype=dtype, **_feedback(residual, decoded))
 
-    def encode_into(self, array, out, *, residual=None, dtype=None):
+    def encode_into(self, array, out, *, residual=None, decoded=None, dtype=None):
         """Encodes into the writable byte buffer `out`; returns the frame's size. A buffer of
-        max_frame_size() bytes always suffices (LimitError when `out` is too small)."""
+        max_frame_size() bytes always suffices (LimitError when `out` is too small).
+        residual and decoded as for encode()."""
         values, dtype = _as_buffer(array, dtype)
         out, _ = _as_buffer(out)
-        if residual is not None:
-            residual, _ = _as_buffer(residual)
-        return self._codec.encode_into(values, out, residual=residual, dtype=dtype)
+        return self._codec.encode_into(values, out, dtype=dtype, **_feedback(residual, decoded))
 
     def __repr__(self):
         return f"gradcodec.Codec({self.spec!r})"

@@ -178,13 +178,15 @@ def tensor_spans(bucket):
     return spans
 
 
-def encode_spans(codec, values, residual, spans, buffer):
+def encode_spans(codec, values, residual, decoded, spans, buffer):
     """Encodes values[offset:offset + count] of every span as its own frame, one after the other
-    in buffer (residuals likewise into residual); returns the frames' sizes."""
+    in buffer (residuals likewise into residual, None for none, and the frames' decoded values
+    into decoded); returns the frames' sizes."""
     sizes, at = [], 0
     for offset, count in spans:
         rest = None if residual is None else residual[offset:offset + count]
-        size = codec.encode_into(values[offset:offset + count], buffer[at:], residual=rest)
+        size = codec.encode_into(values[offset:offset + count], buffer[at:], residual=rest,
+                                 decoded=decoded[offset:offset + count])
         sizes.append(size)
         at += size
     return sizes
@@ -195,6 +197,23 @@ def decode_spans(payload, sizes, spans, out):
     for (offset, count), size in zip(spans, sizes):
         decode(payload[at:at + size], out=out[offset:offset + count])
         at += size
+
+
+def average_frames(payloads, gathered_sizes, spans, own, rank):
+    """The mean of every rank's decoded frames, summed in rank order; this rank's are `own`."""
+    total, peer_values = None, None
+    for peer, (payload, sizes) in enumerate(zip(payloads, gathered_sizes)):
+        if peer == rank:
+            part = own
+        else:
+            peer_values = torch.empty_like(own) if peer_values is None else peer_values
+            decode_spans(payload.cpu().numpy(), sizes, spans, peer_values)
+            part = peer_values
+        if total is None:
+            total = part.clone()
+        else:
+            total += part
+    return total.div_(len(payloads))
 
 
 def encode_decode_allgather(state, index, grad, spans=None):
@@ -210,8 +229,11 @@ def encode_decode_allgather(state, index, grad, spans=None):
     codec = state.codec_for_step(index)
     values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world))
     residual = torch.empty_like(values) if state.error_feedback else None
+    # This rank's own frame, decoded by the encode that computes the residual: the average
+    # needs it, and decoding it again would cost as much as decoding a peer's frame.
+    own = torch.empty_like(values)
     buffer = state.frame_buffer(index, codec, values, spans)
-    frame_sizes = encode_spans(codec, values, residual, spans, buffer)
+    frame_sizes = encode_spans(codec, values, residual, own, spans, buffer)
     size = sum(frame_sizes)
     encoded = time.perf_counter()
     state.encode_seconds += encoded - started
@@ -230,18 +252,7 @@ def encode_decode_allgather(state, index, grad, spans=None):
     state.comm_seconds += gathered - started
 
     started = gathered
-    total = torch.empty_like(values)
-    decoded = torch.empty_like(values)
-    own = None
-    rank = dist.get_rank(group)
-    for peer, (payload, sizes) in enumerate(zip(payloads, gathered_sizes)):
-        target = total if peer == 0 else decoded
-        decode_spans(payload.cpu().numpy(), sizes, spans, target)
-        if peer != 0:
-            total += decoded
-        if peer == rank:
-            own = target.clone() if state.momentum is not None else None
-    total /= world
+    total = average_frames(payloads, gathered_sizes, spans, own, dist.get_rank(group))
     state.after_encoding(index, residual, own)
     finished = time.perf_counter()
     state.decode_seconds += finished - started

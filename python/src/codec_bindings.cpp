@@ -17,32 +17,49 @@ namespace {
 
 using OptionalDType = std::optional<std::string>;
 
-TensorView residual_view(const py::buffer& residual, const TensorView& values) {
-    TensorView view =
-        float_tensor_view(residual, std::string(dtype_name(values.dtype)), true, "residual");
+// A residual= or decoded= buffer: the array's dtype and length, sharing memory with neither
+// the array nor the other feedback buffer.
+TensorView feedback_view(const py::buffer& buffer, const TensorView& values, const char* what) {
+    TensorView view = float_tensor_view(buffer, std::string(dtype_name(values.dtype)), true, what);
     if (view.bytes.size() != values.bytes.size()) {
-        fail(ErrorKind::usage, "residual holds " + std::to_string(view.element_count()) +
-                                   " values, the array " + std::to_string(values.element_count()));
+        fail(ErrorKind::usage, std::string(what) + " holds " +
+                                   std::to_string(view.element_count()) + " values, the array " +
+                                   std::to_string(values.element_count()));
     }
     if (overlaps(view.bytes, values.bytes)) {
-        fail(ErrorKind::usage,
-             "residual must not share memory with the array it is the residual of");
+        fail(ErrorKind::usage, std::string(what) + " must not share memory with the array");
     }
     return view;
 }
 
+struct FeedbackArgs {
+    std::optional<py::buffer> residual;
+    std::optional<py::buffer> decoded;
+};
+
 std::size_t encode_into(const Codec& codec, const TensorView& values, std::span<std::uint8_t> out,
-                        const std::optional<py::buffer>& residual) {
-    std::optional<TensorView> rest;
-    if (residual) rest = residual_view(*residual, values);
+                        const FeedbackArgs& args) {
+    Feedback feedback;
+    std::optional<TensorView> residual, decoded;  // keep the buffers pinned while encoding
+    if (args.residual) {
+        residual = feedback_view(*args.residual, values, "residual");
+        feedback.residual = residual->bytes;
+    }
+    if (args.decoded) {
+        decoded = feedback_view(*args.decoded, values, "decoded");
+        feedback.decoded = decoded->bytes;
+    }
+    if (residual && decoded && overlaps(residual->bytes, decoded->bytes)) {
+        fail(ErrorKind::usage, "residual and decoded must not share memory");
+    }
     const TensorMeta meta = values.meta();
     py::gil_scoped_release unlocked;
-    return encode_frame_into(codec, meta, values.bytes, out,
-                             rest ? rest->bytes : std::span<std::byte>{});
+    return encode_frame_into(codec, meta, values.bytes, out, feedback);
 }
 
 py::bytes encode(const Codec& codec, const py::buffer& array,
-                 const std::optional<py::buffer>& residual, const OptionalDType& dtype) {
+                 const std::optional<py::buffer>& residual,
+                 const std::optional<py::buffer>& decoded, const OptionalDType& dtype) {
     const TensorView values = float_tensor_view(array, dtype, false, "array");
     const auto bound = max_frame_size(codec, values.meta());
     // Encoded straight into the bytes object, then shrunk: no second copy of the frame.
@@ -51,7 +68,7 @@ py::bytes encode(const Codec& codec, const py::buffer& array,
     auto owner = py::reinterpret_steal<py::object>(frame);
     std::span<std::uint8_t> out{reinterpret_cast<std::uint8_t*>(PyBytes_AS_STRING(frame)),
                                 static_cast<std::size_t>(bound)};
-    const std::size_t size = encode_into(codec, values, out, residual);
+    const std::size_t size = encode_into(codec, values, out, FeedbackArgs{residual, decoded});
     owner.release();
     if (_PyBytes_Resize(&frame, static_cast<Py_ssize_t>(size)) != 0) throw py::error_already_set();
     return py::reinterpret_steal<py::bytes>(frame);
@@ -59,10 +76,11 @@ py::bytes encode(const Codec& codec, const py::buffer& array,
 
 std::size_t encode_into_buffer(const Codec& codec, const py::buffer& array, const py::buffer& out,
                                const std::optional<py::buffer>& residual,
+                               const std::optional<py::buffer>& decoded,
                                const OptionalDType& dtype) {
     const TensorView values = float_tensor_view(array, dtype, false, "array");
     const ByteView target = byte_view(out, true, "out");
-    return encode_into(codec, values, target.bytes, residual);
+    return encode_into(codec, values, target.bytes, FeedbackArgs{residual, decoded});
 }
 
 py::object decode(const py::buffer& frame, const std::optional<py::buffer>& out,
@@ -147,9 +165,10 @@ void register_codec(py::module_& module) {
             },
             py::arg("count"), py::arg("dtype") = "f32")
         .def("encode", &encode, py::arg("array"), py::kw_only(), py::arg("residual") = py::none(),
-             py::arg("dtype") = py::none())
+             py::arg("decoded") = py::none(), py::arg("dtype") = py::none())
         .def("encode_into", &encode_into_buffer, py::arg("array"), py::arg("out"), py::kw_only(),
-             py::arg("residual") = py::none(), py::arg("dtype") = py::none())
+             py::arg("residual") = py::none(), py::arg("decoded") = py::none(),
+             py::arg("dtype") = py::none())
         .def("__repr__", [](const Codec& c) { return "gradcodec.Codec('" + c.spec() + "')"; });
     module.def("decode", &decode, py::arg("frame"), py::kw_only(), py::arg("out") = py::none(),
                py::arg("dtype") = py::none());

@@ -70,6 +70,36 @@ static void residual_is_what_was_left_out(void) {
     gc_codec_close(codec);
 }
 
+static void feedback_hands_back_the_decoded_frame_and_the_residual(void) {
+    enum { N = 4000 };
+    static float x[N], residual[N], decoded[N], back[N];
+    for (size_t i = 0; i < N; ++i) x[i] = gradient(i);
+    gc_codec* codec = NULL;
+    CHECK(gc_codec_open("rangeq:bits=6", &codec) == GC_OK);
+    const size_t bound = gc_frame_bound(codec, GC_F32, N);
+    unsigned char* frame = malloc(bound);
+    size_t written = 0;
+    CHECK(gc_encode_frame_feedback(codec, GC_F32, x, N, frame, bound, &written, residual,
+                                   decoded) == GC_OK);
+    CHECK(gc_decode_frame(frame, written, back, sizeof back) == GC_OK);
+    CHECK(memcmp(decoded, back, sizeof back) == 0);
+    size_t rounded = 0;
+    for (size_t i = 0; i < N; ++i) {
+        CHECK(residual[i] == x[i] - back[i]);
+        rounded += residual[i] != 0.0f;
+    }
+    CHECK(rounded > N / 2); /* 6-bit floats round most values */
+    /* Decoded alone, and decoded overlapping the input is refused. */
+    memset(decoded, 0, sizeof decoded);
+    CHECK(gc_encode_frame_feedback(codec, GC_F32, x, N, frame, bound, &written, NULL, decoded) ==
+          GC_OK);
+    CHECK(memcmp(decoded, back, sizeof back) == 0);
+    CHECK(gc_encode_frame_feedback(codec, GC_F32, x, N, frame, bound, &written, NULL, x + 1) ==
+          GC_ERROR_USAGE);
+    free(frame);
+    gc_codec_close(codec);
+}
+
 static void errors_are_statuses(void) {
     gc_codec* codec = (gc_codec*)1;
     CHECK(gc_codec_open("topk:densty=0.1", &codec) == GC_ERROR_USAGE);
@@ -161,6 +191,7 @@ int main(int argc, char** argv) {
     round_trip("topk:density=0.01", 0);
     round_trip("fft:density=0.1", 0);
     residual_is_what_was_left_out();
+    feedback_hands_back_the_decoded_frame_and_the_residual();
     errors_are_statuses();
     execution_is_an_option();
     bad_frames_are_refused(argv[1]);

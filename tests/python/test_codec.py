@@ -72,6 +72,31 @@ def test_residual_plus_decoded_gives_the_input_within_float32_rounding(spec, rng
     assert np.all(np.abs(back + residual - x) <= bound)
 
 
+@pytest.mark.parametrize("spec", SPECS)
+def test_decoded_is_bit_for_bit_what_a_receiver_decodes(spec, rng):
+    x = gradient_like(rng, 4096)
+    residual, decoded = np.empty_like(x), np.full_like(x, np.nan)
+    frame = gradcodec.Codec(spec).encode(x, residual=residual, decoded=decoded)
+    back = gradcodec.decode(frame)
+    assert decoded.tobytes() == back.tobytes()
+    np.testing.assert_array_equal(residual, x - back)
+    alone = np.full_like(x, np.nan)
+    assert gradcodec.Codec(spec).encode(x, decoded=alone) == frame
+    assert alone.tobytes() == back.tobytes()
+
+
+def test_decoded_sharing_memory_with_the_input_or_residual_is_refused(rng):
+    x = gradient_like(rng, 1000)
+    codec = gradcodec.Codec("topk:density=0.1")
+    with pytest.raises(gradcodec.UsageError, match="decoded must not share memory"):
+        codec.encode(x, decoded=x)
+    both = np.empty(2000, dtype=np.float32)
+    with pytest.raises(gradcodec.UsageError, match="must not share memory"):
+        codec.encode(x, residual=both[:1000], decoded=both[500:1500])
+    with pytest.raises(gradcodec.UsageError, match="decoded holds 999 values"):
+        codec.encode(x, decoded=np.empty(999, dtype=np.float32))
+
+
 def test_encode_into_writes_the_same_frame_into_a_caller_buffer(rng):
     x = gradient_like(rng, 3000)
     codec = gradcodec.Codec("topk:density=0.01")

@@ -213,6 +213,45 @@ TEST_CASE("the residual of a dense codec is the quantization error", "[codec][re
     CHECK(error > 0);
 }
 
+TEST_CASE("feedback hands back the payload decoded and the residual from one decode",
+          "[codec][residual]") {
+    const auto x = gradcodec::testing::laplace_values(6000, 5);
+    const TensorMeta meta{"t", DType::f32, {x.size()}};
+    for (const std::string& spec : kEverySpec) {
+        INFO(spec);
+        const Codec codec = Codec::compile(spec);
+        std::vector<std::uint8_t> out(codec.max_encoded_size(meta));
+        std::vector<float> residual(x.size(), -1.0f), decoded(x.size(), -1.0f);
+        const std::size_t size =
+            codec.encode_into(meta, as_bytes_of(x), out,
+                              Feedback{std::as_writable_bytes(std::span(residual)),
+                                       std::as_writable_bytes(std::span(decoded))});
+        REQUIRE(size == codec.encode(meta, as_bytes_of(x)).size());
+        std::vector<float> receiver(x.size());
+        codec.decode_into(meta, std::span(out).first(size),
+                          std::as_writable_bytes(std::span(receiver)));
+        REQUIRE(std::memcmp(decoded.data(), receiver.data(), x.size() * sizeof(float)) == 0);
+        for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(residual[i] == x[i] - receiver[i]);
+
+        std::vector<float> decoded_only(x.size(), -1.0f);
+        codec.encode_into(meta, as_bytes_of(x), out,
+                          Feedback{{}, std::as_writable_bytes(std::span(decoded_only))});
+        CHECK(decoded_only == decoded);
+    }
+}
+
+TEST_CASE("feedback buffers of the wrong size are refused", "[codec][residual]") {
+    const auto x = gradcodec::testing::laplace_values(100, 5);
+    const TensorMeta meta{"t", DType::f32, {x.size()}};
+    const Codec codec = Codec::compile("topk:density=0.1");
+    std::vector<std::uint8_t> out(codec.max_encoded_size(meta));
+    std::vector<float> short_buffer(x.size() - 1);
+    REQUIRE_THROWS_WITH(
+        codec.encode_into(meta, as_bytes_of(x), out,
+                          Feedback{{}, std::as_writable_bytes(std::span(short_buffer))}),
+        Catch::Contains("decoded buffer of 396 bytes, the tensor needs 400"));
+}
+
 TEST_CASE("a bad spec fails when compiled, naming the valid keys", "[codec][compiled]") {
     try {
         Codec::compile("topk:densty=0.1");

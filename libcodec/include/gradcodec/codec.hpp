@@ -88,6 +88,16 @@ std::vector<CodecInfo> list_codecs();
 struct CodecDef;
 class ByteOutput;  // the library's output buffer (a caller's span, or a growing vector)
 
+// What an encode can hand back besides its payload, for error feedback. Either span may be
+// empty (not wanted); a non-empty one holds meta.byte_count() bytes in meta.dtype and overlaps
+// neither `values` nor the other. A sender that adds its own contribution to an average needs
+// `decoded`: the values every receiver decodes from the payload, bit for bit, without a
+// second decode.
+struct Feedback {
+    std::span<std::byte> residual;  // values - decoded: what the codec left out
+    std::span<std::byte> decoded;   // decode(payload)
+};
+
 // A codec compiled once from its spec: the name is resolved and the keys are parsed and
 // validated into typed parameters, so encoding never parses a string again. A Codec is
 // immutable and cheap to copy (copies share the compiled parameters); one Codec may be used
@@ -133,6 +143,11 @@ class Codec {
     // payload once into `residual` and subtracts in place (no second buffer).
     std::size_t encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                             std::span<std::uint8_t> out, std::span<std::byte> residual) const;
+
+    // The same with both of error feedback's outputs (see Feedback): the payload is decoded
+    // once, into feedback.decoded when it is wanted, and the residual subtracted from that.
+    std::size_t encode_into(const TensorMeta& meta, std::span<const std::byte> values,
+                            std::span<std::uint8_t> out, const Feedback& feedback) const;
 
     // Decodes a payload of this codec's id into `out` (exactly meta.byte_count() bytes), with
     // this codec's threads and execution; the same as decode_tensor(id(), ...). Throws

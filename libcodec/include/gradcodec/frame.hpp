@@ -39,6 +39,10 @@ std::uint64_t max_frame_size(const Codec& codec, const TensorMeta& meta);
 std::size_t encode_frame_into(const Codec& codec, const TensorMeta& meta,
                               std::span<const std::byte> values, std::span<std::uint8_t> out,
                               std::span<std::byte> residual = {});
+// The same with both of error feedback's outputs, either of which may be empty (Feedback).
+std::size_t encode_frame_into(const Codec& codec, const TensorMeta& meta,
+                              std::span<const std::byte> values, std::span<std::uint8_t> out,
+                              const Feedback& feedback);
 std::vector<std::uint8_t> encode_frame(const Codec& codec, const TensorMeta& meta,
                                        std::span<const std::byte> values,
                                        std::span<std::byte> residual = {});

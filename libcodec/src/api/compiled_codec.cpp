@@ -110,6 +110,13 @@ std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte
     return size;
 }
 
+std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,
+                               std::span<std::uint8_t> out, const Feedback& feedback) const {
+    const std::size_t size = encode_into(meta, values, out);
+    write_feedback(id(), meta, values, out.first(size), feedback);
+    return size;
+}
+
 void Codec::decode_into(const TensorMeta& meta, std::span<const std::uint8_t> payload,
                         std::span<std::byte> out) const {
     decode_tensor(id(), meta, payload, out, DecodeOptions{options_.threads, options_.execution});

@@ -34,6 +34,13 @@ std::uint64_t max_frame_size(const Codec& codec, const TensorMeta& meta) {
 std::size_t encode_frame_into(const Codec& codec, const TensorMeta& meta,
                               std::span<const std::byte> values, std::span<std::uint8_t> out,
                               std::span<std::byte> residual) {
+    // An empty residual is none wanted; a wrong-sized one fails in write_feedback.
+    return encode_frame_into(codec, meta, values, out, Feedback{residual, {}});
+}
+
+std::size_t encode_frame_into(const Codec& codec, const TensorMeta& meta,
+                              std::span<const std::byte> values, std::span<std::uint8_t> out,
+                              const Feedback& feedback) {
     const FrameInfo info = frame_info_for(codec, meta);
     const std::size_t header = frame_header_size(info.shape.size());
     if (out.size() < header + kFrameChecksumBytes) {
@@ -43,9 +50,7 @@ std::size_t encode_frame_into(const Codec& codec, const TensorMeta& meta,
     }
     const std::span<std::uint8_t> payload_room =
         out.subspan(header, out.size() - header - kFrameChecksumBytes);
-    const std::size_t payload = residual.empty()
-                                    ? codec.encode_into(meta, values, payload_room)
-                                    : codec.encode_into(meta, values, payload_room, residual);
+    const std::size_t payload = codec.encode_into(meta, values, payload_room, feedback);
     write_frame_header(info, out);
     const std::size_t size = header + payload + kFrameChecksumBytes;
     seal_frame(out.first(size));

@@ -11,25 +11,27 @@
 namespace gradcodec {
 namespace {
 
+// residual = values - decoded, element by element; `decoded` may be `residual` itself.
 template <typename T>
-void subtract_in_place(std::span<const std::byte> values, std::span<std::byte> residual) {
+void subtract(std::span<const std::byte> values, std::span<const std::byte> decoded,
+              std::span<std::byte> residual) {
     const std::size_t n = values.size() / sizeof(T);
     for (std::size_t i = 0; i < n; ++i) {
         T x, y;
         std::memcpy(&x, values.data() + i * sizeof(T), sizeof(T));
-        std::memcpy(&y, residual.data() + i * sizeof(T), sizeof(T));
+        std::memcpy(&y, decoded.data() + i * sizeof(T), sizeof(T));
         const T r = x - y;
         std::memcpy(residual.data() + i * sizeof(T), &r, sizeof(T));
     }
 }
 
-void subtract_half_in_place(SmallFloat type, std::span<const std::byte> values,
-                            std::span<std::byte> residual) {
+void subtract_half(SmallFloat type, std::span<const std::byte> values,
+                   std::span<const std::byte> decoded, std::span<std::byte> residual) {
     const std::size_t n = values.size() / 2;
     for (std::size_t i = 0; i < n; ++i) {
         std::uint16_t x, y;
         std::memcpy(&x, values.data() + 2 * i, 2);
-        std::memcpy(&y, residual.data() + 2 * i, 2);
+        std::memcpy(&y, decoded.data() + 2 * i, 2);
         const float r = widen_from(type, x) - widen_from(type, y);
         std::uint32_t narrowed = narrow_float_bits(type, r);
         // A difference past the type's range (x and its decoded value far apart with opposite
@@ -42,37 +44,58 @@ void subtract_half_in_place(SmallFloat type, std::span<const std::byte> values,
     }
 }
 
+void subtract_by_dtype(DType dtype, std::span<const std::byte> values,
+                       std::span<const std::byte> decoded, std::span<std::byte> residual) {
+    switch (dtype) {
+        case DType::f32:
+            return subtract<float>(values, decoded, residual);
+        case DType::f64:
+            return subtract<double>(values, decoded, residual);
+        case DType::f16:
+            return subtract_half(SmallFloat::f16, values, decoded, residual);
+        case DType::bf16:
+            return subtract_half(SmallFloat::bf16, values, decoded, residual);
+        default:
+            return;
+    }
+}
+
+void check_size(const TensorMeta& meta, std::span<const std::byte> buffer, const char* what) {
+    if (buffer.size() != meta.byte_count()) {
+        fail(ErrorKind::usage, meta.name + ": " + what + " buffer of " +
+                                   std::to_string(buffer.size()) + " bytes, the tensor needs " +
+                                   std::to_string(meta.byte_count()));
+    }
+}
+
 }  // namespace
 
 void write_residual(std::uint16_t codec_id, const TensorMeta& meta,
                     std::span<const std::byte> values, std::span<const std::uint8_t> payload,
                     std::span<std::byte> residual) {
-    if (residual.size() != meta.byte_count()) {
-        fail(ErrorKind::usage, meta.name + ": residual buffer of " +
-                                   std::to_string(residual.size()) + " bytes, the tensor needs " +
-                                   std::to_string(meta.byte_count()));
+    check_size(meta, residual, "residual");
+    write_feedback(codec_id, meta, values, payload, Feedback{residual, {}});
+}
+
+void write_feedback(std::uint16_t codec_id, const TensorMeta& meta,
+                    std::span<const std::byte> values, std::span<const std::uint8_t> payload,
+                    const Feedback& feedback) {
+    if (!feedback.residual.empty()) check_size(meta, feedback.residual, "residual");
+    if (!feedback.decoded.empty()) check_size(meta, feedback.decoded, "decoded");
+    const bool floats = is_float(meta.dtype);
+    if (!feedback.decoded.empty()) {
+        decode_payload(codec_id, meta, payload, feedback.decoded);
+    } else if (!feedback.residual.empty() && floats) {
+        decode_payload(codec_id, meta, payload, feedback.residual);
     }
-    if (!is_float(meta.dtype)) {
-        std::memset(residual.data(), 0, residual.size());
+    if (feedback.residual.empty()) return;
+    if (!floats) {
+        std::memset(feedback.residual.data(), 0, feedback.residual.size());
         return;
     }
-    decode_payload(codec_id, meta, payload, residual);
-    switch (meta.dtype) {
-        case DType::f32:
-            subtract_in_place<float>(values, residual);
-            return;
-        case DType::f64:
-            subtract_in_place<double>(values, residual);
-            return;
-        case DType::f16:
-            subtract_half_in_place(SmallFloat::f16, values, residual);
-            return;
-        case DType::bf16:
-            subtract_half_in_place(SmallFloat::bf16, values, residual);
-            return;
-        default:
-            return;
-    }
+    const std::span<const std::byte> decoded =
+        feedback.decoded.empty() ? feedback.residual : feedback.decoded;
+    subtract_by_dtype(meta.dtype, values, decoded, feedback.residual);
 }
 
 }  // namespace gradcodec

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <span>
 
+#include "gradcodec/codec.hpp"
 #include "gradcodec/tensor.hpp"
 
 namespace gradcodec {
@@ -14,5 +15,12 @@ namespace gradcodec {
 void write_residual(std::uint16_t codec_id, const TensorMeta& meta,
                     std::span<const std::byte> values, std::span<const std::uint8_t> payload,
                     std::span<std::byte> residual);
+
+// Writes error feedback's outputs for `payload` (either may be empty): decodes once into
+// feedback.decoded, or into feedback.residual when only the residual is wanted, and subtracts
+// as write_residual does. Integer tensors get a zero residual and their decoded values.
+void write_feedback(std::uint16_t codec_id, const TensorMeta& meta,
+                    std::span<const std::byte> values, std::span<const std::uint8_t> payload,
+                    const Feedback& feedback);
 
 }  // namespace gradcodec
