@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "gradcodec_hdf5/dtype_of_hdf5.hpp"
+
 namespace gradcodec::cli {
 namespace {
 
@@ -120,37 +122,9 @@ Attribute read_one_attribute(hid_t object, const char* name, const std::string& 
 }  // namespace
 
 std::optional<DType> dtype_of_hdf5(hid_t type) {
-    const std::size_t size = H5Tget_size(type);
-    switch (H5Tget_class(type)) {
-        case H5T_FLOAT: {
-            size_t spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
-            H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize);
-            if (size == 2 && esize == 5 && msize == 10) return DType::f16;
-            if (size == 2 && esize == 8 && msize == 7) return DType::bf16;
-            if (size == 4 && esize == 8 && msize == 23) return DType::f32;
-            if (size == 8 && esize == 11 && msize == 52) return DType::f64;
-            return std::nullopt;
-        }
-        case H5T_INTEGER: {
-            const bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
-            switch (size) {
-                case 1:
-                    return is_signed ? DType::i8 : DType::u8;
-                case 2:
-                    return is_signed ? DType::i16 : DType::u16;
-                case 4:
-                    return is_signed ? DType::i32 : DType::u32;
-                case 8:
-                    return is_signed ? DType::i64 : DType::u64;
-                default:
-                    return std::nullopt;
-            }
-        }
-        case H5T_ENUM:
-            return is_h5py_bool(type) ? std::optional(DType::bool8) : std::nullopt;
-        default:
-            return std::nullopt;
-    }
+    if (H5Tget_class(type) == H5T_ENUM)
+        return is_h5py_bool(type) ? std::optional(DType::bool8) : std::nullopt;
+    return hdf5::dtype_of_number_type(type);
 }
 
 Hid hdf5_type_of(DType dtype) {
