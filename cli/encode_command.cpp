@@ -307,7 +307,8 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                  auto record = std::make_shared<TypedRecord>(
                      d.read(args.input, ByteBudget(args.max_tensor_bytes).tensor_cap()));
                  jobs.add([&writer, record] { writer.write(*record); });
-             }},
+             },
+             [&] { jobs.last_job_next(); }},
             DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
                        args.skip_unsupported});
         buffers.stop_keeping();  // the last tensor is queued

@@ -153,6 +153,7 @@ struct Walker {
         std::size_t next = 0;
     };
     std::vector<Frame> stack;
+    bool last_member = false;  // the member being visited is the walk's last, unless a group
 
     void run(hid_t root) {
         enter(Hid(H5Gopen2(root, "/", H5P_DEFAULT)), "/");
@@ -163,6 +164,8 @@ struct Walker {
                 continue;
             }
             const Member member = top.members[top.next++];
+            last_member = std::all_of(stack.begin(), stack.end(),
+                                      [](const Frame& f) { return f.next == f.members.size(); });
             visit(top.group.get(), top.path, member);
         }
     }
@@ -255,6 +258,7 @@ struct Walker {
                             "cannot read its dataspace");
         auto shape = dataspace_shape(space.get(), where);
         limits.check_tensor(where, element_count(shape, where), dtype_size(*dtype));
+        if (last_member && visitor.last_dataset_next) visitor.last_dataset_next();
         visitor.dataset(DumpDataset{path, *dtype, std::move(shape),
                                     read_attributes(id.get(), where), id.get()});
     }

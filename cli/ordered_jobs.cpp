@@ -19,14 +19,14 @@ void OrderedJobs::run(Job& job, unsigned threads) {
 }
 
 // The oldest queued job is the one whose result is needed soonest. It runs with the lock
-// released; `lock` is held again when it is marked done. While draining, no job follows it:
-// a thread that finds the queue empty would wait idle for the last jobs, so each of them
-// may use every thread (the codecs cut a tensor into the same pieces on any number of
-// threads, so the results do not change).
+// released; `lock` is held again when it is marked done. The last job may use every thread:
+// no job follows it, and the threads that finish theirs meanwhile would otherwise wait idle
+// for it to end (the codecs cut a tensor into the same pieces on any number of threads, so
+// its result does not change).
 void OrderedJobs::run_oldest(std::unique_lock<std::mutex>& lock) {
     Job* job = queue_.front();
     queue_.pop_front();
-    const unsigned threads = draining_ ? threads_ : 1;
+    const unsigned threads = draining_ && queue_.empty() ? threads_ : 1;
     lock.unlock();
     run(*job, threads);
     lock.lock();
@@ -155,6 +155,10 @@ void OrderedJobs::add(std::function<void()> finish) {
     }
     finish_ready();
     rethrow_failure();
+}
+
+void OrderedJobs::last_job_next() {
+    set_draining(true);
 }
 
 void OrderedJobs::flush() {
