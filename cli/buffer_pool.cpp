@@ -58,10 +58,19 @@ PooledBuffer BufferPool::take(std::size_t size) {
 }
 
 void BufferPool::give_back(PooledBuffer buffer) {
+    {  // a buffer not kept is freed when `buffer` goes, outside the lock
+        const std::lock_guard lock(mutex_);
+        if (keeping_ && buffer.data_ && kept_ + buffer.capacity_ <= kKeepBytes) {
+            kept_ += buffer.capacity_;
+            free_.push_back(std::move(buffer));
+            return;
+        }
+    }
+}
+
+void BufferPool::stop_keeping() {
     const std::lock_guard lock(mutex_);
-    if (!buffer.data_ || kept_ + buffer.capacity_ > kKeepBytes) return;
-    kept_ += buffer.capacity_;
-    free_.push_back(std::move(buffer));
+    keeping_ = false;
 }
 
 }  // namespace gradcodec::cli

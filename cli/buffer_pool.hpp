@@ -35,14 +35,24 @@ class BufferPool {
     // Keeps the buffer for a later take() while the pool holds less than kKeepBytes. Taking
     // kLargeBytes or more first frees every kept buffer.
     void give_back(PooledBuffer buffer);
+    // Every buffer given back from now on is freed, not kept (kept ones are still handed out):
+    // once the last tensor has been queued, the threads still working free the buffers as
+    // they finish with them (the kernel's work for 64 MiB of pages takes milliseconds here)
+    // instead of the one thread left when the pool is destroyed.
+    void stop_keeping();
 
     static constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
-    static constexpr std::size_t kLargeBytes = std::size_t{8} << 20;
+    // OrderedJobs::kAloneBytes: from this size on a tensor is processed alone, so buffers kept
+    // for smaller ones would only add to its peak. Below it (a ResNet-50's 9.4 MB convolutions)
+    // buffers are reused: a fresh one costs page faults, and freeing it an munmap whose TLB
+    // shootdown interrupts the other threads.
+    static constexpr std::size_t kLargeBytes = std::size_t{16} << 20;
 
   private:
     std::mutex mutex_;
     std::vector<PooledBuffer> free_;
     std::size_t kept_ = 0;
+    bool keeping_ = true;
 };
 
 }  // namespace gradcodec::cli

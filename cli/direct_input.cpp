@@ -82,6 +82,11 @@ std::optional<FileExtent> DirectInput::extent_of(const DumpDataset& dataset) con
     return FileExtent{offset, bytes};
 }
 
+void DirectInput::prefetch(FileExtent extent) const {
+    posix_fadvise(fd_, static_cast<off_t>(extent.offset), static_cast<off_t>(extent.size),
+                  POSIX_FADV_WILLNEED);
+}
+
 void DirectInput::read(FileExtent extent, std::span<std::byte> out,
                        const std::string& where) const {
     std::size_t done = 0;

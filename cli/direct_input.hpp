@@ -37,6 +37,12 @@ class DirectInput {
     // lie past the end of the file (a truncated or damaged file). Calls HDF5: reading thread only.
     std::optional<FileExtent> extent_of(const DumpDataset& dataset) const;
 
+    // Asks the kernel to start reading an extent into the page cache, so that a part of the
+    // file that is not cached (a dump just copied in, or pages the kernel dropped) is read
+    // while earlier tensors are encoded, not by an encoding thread that then waits for the
+    // disk. Only advice: costs little when the pages are cached, and errors are ignored.
+    void prefetch(FileExtent extent) const;
+
     // Reads an extent returned above into `out` (extent.size bytes); any thread. Error(io)
     // naming `where` when the read fails, Error(bad_input) when the file has shrunk meanwhile.
     void read(FileExtent extent, std::span<std::byte> out, const std::string& where) const;

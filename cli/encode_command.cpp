@@ -262,7 +262,9 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                  progress.tick(display_name(d.path));
                  auto job = std::make_shared<TensorJob>(TensorJob{
                      d.path, d.dtype, d.shape, d.attributes, {}, direct.extent_of(d), {}, {}});
-                 if (!job->extent) {
+                 if (job->extent) {
+                     direct.prefetch(*job->extent);
+                 } else {
                      job->data = buffers.take(d.byte_count());
                      d.read_into(args.input, job->data.bytes());
                  }
@@ -305,9 +307,11 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                  auto record = std::make_shared<TypedRecord>(
                      d.read(args.input, ByteBudget(args.max_tensor_bytes).tensor_cap()));
                  jobs.add([&writer, record] { writer.write(*record); });
-             }},
+             },
+             [&] { jobs.last_job_next(); }},
             DumpLimits{ByteBudget(args.max_tensor_bytes), args.allow_external,
                        args.skip_unsupported});
+        buffers.stop_keeping();  // the last tensor is queued
     } catch (...) {
         jobs.flush();  // an earlier tensor's error comes first, as it would on one thread
         throw;

@@ -153,6 +153,8 @@ struct Walker {
         std::size_t next = 0;
     };
     std::vector<Frame> stack;
+    bool last_member = false;     // the member being visited is the walk's last, unless a group
+    Hid dapl = dataset_access();  // one list for every dataset: made once, not per dataset
 
     void run(hid_t root) {
         enter(Hid(H5Gopen2(root, "/", H5P_DEFAULT)), "/");
@@ -163,6 +165,8 @@ struct Walker {
                 continue;
             }
             const Member member = top.members[top.next++];
+            last_member = std::all_of(stack.begin(), stack.end(),
+                                      [](const Frame& f) { return f.next == f.members.size(); });
             visit(top.group.get(), top.path, member);
         }
     }
@@ -243,7 +247,6 @@ struct Walker {
 
     void dataset(hid_t parent, const char* name, const std::string& path) {
         const std::string where = file + ": " + path;
-        Hid dapl = dataset_access();
         Hid id =
             checked(H5Dopen2(parent, name, dapl.get()), ErrorKind::bad_input, where, "cannot open");
         check_storage(id.get(), where, limits);
@@ -255,6 +258,7 @@ struct Walker {
                             "cannot read its dataspace");
         auto shape = dataspace_shape(space.get(), where);
         limits.check_tensor(where, element_count(shape, where), dtype_size(*dtype));
+        if (last_member && visitor.last_dataset_next) visitor.last_dataset_next();
         visitor.dataset(DumpDataset{path, *dtype, std::move(shape),
                                     read_attributes(id.get(), where), id.get()});
     }
@@ -400,7 +404,7 @@ Hid open_dump(const std::string& file, bool offer_raw) {
 
 void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor,
                const DumpLimits& limits) {
-    Walker walker{file, visitor, limits, {}, {}};
+    Walker walker{file, visitor, limits, {}, {}, false, dataset_access()};
     walker.run(root);
 }
 

@@ -48,6 +48,9 @@ struct DumpVisitor {
     // Null: the command does not carry typed datasets (fit, sweep: they are not gradients),
     // and the walk passes them by without a word, reference datasets too.
     std::function<void(const TypedDataset&)> typed = nullptr;
+    // Called just before `dataset` visits the walk's last object, where that is a dataset:
+    // a command working on many threads may give it all of them (null: nothing to do).
+    std::function<void()> last_dataset_next = nullptr;
 };
 
 // Opens an HDF5 file for reading; "-" reads standard input into memory first.

@@ -10,21 +10,25 @@ OrderedJobs::OrderedJobs(unsigned threads, FinishOn finish_on)
         workers_.emplace_back([this](std::stop_token stop) { work_on_queue(stop); });
 }
 
-void OrderedJobs::run(Job& job) {
+void OrderedJobs::run(Job& job, unsigned threads) {
     try {
-        job.work(1);
+        job.work(threads);
     } catch (...) {
         job.failure = std::current_exception();
     }
 }
 
 // The oldest queued job is the one whose result is needed soonest. It runs with the lock
-// released; `lock` is held again when it is marked done.
+// released; `lock` is held again when it is marked done. The last job may use every thread:
+// no job follows it, and the threads that finish theirs meanwhile would otherwise wait idle
+// for it to end (the codecs cut a tensor into the same pieces on any number of threads, so
+// its result does not change).
 void OrderedJobs::run_oldest(std::unique_lock<std::mutex>& lock) {
     Job* job = queue_.front();
     queue_.pop_front();
+    const unsigned threads = draining_ && queue_.empty() ? threads_ : 1;
     lock.unlock();
-    run(*job);
+    run(*job, threads);
     lock.lock();
     job->done = true;
 }
@@ -153,11 +157,22 @@ void OrderedJobs::add(std::function<void()> finish) {
     rethrow_failure();
 }
 
+void OrderedJobs::last_job_next() {
+    set_draining(true);
+}
+
 void OrderedJobs::flush() {
+    set_draining(true);
     finish_ready();
     // Until the last finish has returned, not only started.
     progress_until([this] { return in_order_.empty() && !finishing_; });
+    set_draining(false);
     rethrow_failure();
+}
+
+void OrderedJobs::set_draining(bool draining) {
+    const std::lock_guard lock(mutex_);
+    draining_ = draining;
 }
 
 }  // namespace gradcodec::cli

@@ -9,7 +9,8 @@
 // flight hold kInFlightBytes it takes jobs itself until they hold less. Nothing waits for a
 // whole group of jobs: a large tensor on one thread does not leave the others idle, and
 // finishing some jobs overlaps the work on later ones. A job too large to share the threads
-// runs alone, with every thread given to it.
+// runs alone, with every thread given to it; so does the last job before a flush(), which
+// the threads that finish theirs first would otherwise wait for, idle.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -44,7 +45,12 @@ class OrderedJobs {
              std::function<void()> finish);
     // Only a finish, for objects that need no work (groups, links) but must keep their place.
     void add(std::function<void()> finish);
-    // Runs and finishes everything still pending; call it before using the results.
+    // Says that the next job added is the last before flush(): it may use every thread when
+    // none is queued behind it. Without this call, the last job queued may have started on one
+    // thread before flush() is called.
+    void last_job_next();
+    // Runs and finishes everything still pending; call it before using the results. The last
+    // job may use every thread.
     void flush();
 
     // The jobs added and not yet finished hold at most about this many bytes (and are at most
@@ -64,7 +70,7 @@ class OrderedJobs {
         std::exception_ptr failure;
         bool done = false;
     };
-    static void run(Job& job);
+    static void run(Job& job, unsigned threads);
     void run_oldest(std::unique_lock<std::mutex>& lock);
     void work_on_queue(std::stop_token stop);  // a worker thread's loop
     void finish_ready();  // finishes the oldest jobs that are done, unless a thread already is
@@ -73,6 +79,7 @@ class OrderedJobs {
     void progress_until(Enough enough);
     void rethrow_failure();
     void stop_workers();
+    void set_draining(bool draining);
 
     unsigned threads_;
     FinishOn finish_on_;
@@ -81,8 +88,9 @@ class OrderedJobs {
     std::deque<std::unique_ptr<Job>> in_order_;  // every job added and not yet finished
     std::deque<Job*> queue_;                     // jobs not yet started, in order
     std::uint64_t bytes_in_flight_ = 0;
-    bool finishing_ = false;              // a thread is finishing jobs
-    std::exception_ptr failure_;          // what the caller must rethrow
+    bool finishing_ = false;      // a thread is finishing jobs
+    bool draining_ = false;       // no job is added after the next one until flush() returns
+    std::exception_ptr failure_;  // what the caller must rethrow
     std::condition_variable_any queued_;  // a job was queued (or stop was requested)
     std::condition_variable progress_;    // a job is done or finished, or failed
     // Last, so that the threads are stopped and joined before what they use is destroyed.
