@@ -216,8 +216,9 @@ struct Encoder {
         buffers.give_back(std::move(payload.buffer));
     }
 
-    // A direct tensor whose codec encodes in pieces, streamed from `input` through `buffers`
-    // into one record. False, with nothing read or written, for a codec that cannot.
+    // A direct tensor whose codec encodes in pieces: read piece by piece through the
+    // RawPieces that `open_input` opens on a buffer from `buffers`, encoded into another and
+    // written as one record. False, with nothing read or written, for a codec that cannot.
     bool encode_in_pieces(const std::string& path, const TensorMeta& meta, unsigned threads,
                           const std::function<RawPieces(std::span<std::byte>)>& open_input,
                           BufferPool& buffers) {
