@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,11 @@ namespace gradcodec::cli {
 namespace {
 
 const char* kRawTensorPath = "/data";
+
+// A tensor encoded in pieces (Codec::encode_piece) is read and encoded this many bytes at a
+// time: large enough for few calls and writes, small enough to stay in the CPU's caches and
+// in the same few mapped pages from piece to piece.
+constexpr std::size_t kPieceBytes = std::size_t{4} << 20;
 
 // A payload encoded into a pooled buffer: its first `size` bytes.
 struct InPlacePayload {
@@ -210,6 +216,38 @@ struct Encoder {
         buffers.give_back(std::move(payload.buffer));
     }
 
+    // A direct tensor whose codec encodes in pieces: read piece by piece through the
+    // RawPieces that `open_input` opens on a buffer from `buffers`, encoded into another and
+    // written as one record. False, with nothing read or written, for a codec that cannot.
+    bool encode_in_pieces(const std::string& path, const TensorMeta& meta, unsigned threads,
+                          const std::function<RawPieces(std::span<std::byte>)>& open_input,
+                          BufferPool& buffers) {
+        return with_codec(path, meta.dtype, threads, [&](const Codec& c) {
+            const std::optional<std::uint64_t> payload_size = c.piecewise_size(meta);
+            if (!payload_size) return false;
+            const std::size_t element = dtype_size(meta.dtype);
+            const std::uint64_t piece_elements = kPieceBytes / element;
+            PooledBuffer values = buffers.take(kPieceBytes);
+            PooledBuffer out =
+                buffers.take(c.max_encoded_size({meta.name, meta.dtype, {piece_elements}}));
+            RawPieces input = open_input(values.bytes());
+            writer.begin(TensorRecord{path, meta.dtype, meta.shape, {}, c.id(), c.spec(), {}},
+                         *payload_size);
+            std::uint64_t first = 0;
+            do {
+                const std::span<const std::byte> piece = input.next();
+                const std::span<std::byte> encoded = out.bytes();
+                const std::size_t size = c.encode_piece(
+                    meta, first, piece,
+                    {reinterpret_cast<std::uint8_t*>(encoded.data()), encoded.size()});
+                writer.add_payload({reinterpret_cast<const std::uint8_t*>(encoded.data()), size});
+                first += piece.size() / element;
+            } while (!input.done());
+            matched += applies(path, meta.dtype) ? 1 : 0;
+            return true;
+        });
+    }
+
     void write(std::string path, DType dtype, std::vector<std::uint64_t> shape,
                std::vector<Attribute> attributes, EncodedTensor encoded) {
         matched += applies(path, dtype) ? 1 : 0;
@@ -223,9 +261,16 @@ void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
     const TensorMeta meta{args.input, parse_raw_dtype(args.raw), parse_shape(args.shape)};
     ByteBudget(args.max_tensor_bytes)
         .check_tensor(args.input, meta.element_count(), dtype_size(meta.dtype));
+    BufferPool buffers;
+    const auto open_pieces = [&](std::span<std::byte> buffer) {
+        return RawPieces(args.input, meta.byte_count(), "the shape", buffer);
+    };
+    if (encoder.direct(kRawTensorPath, meta.dtype) &&
+        encoder.encode_in_pieces(kRawTensorPath, meta, threads, open_pieces, buffers)) {
+        return;
+    }
     const RawInput input(args.input, meta.byte_count(), "the shape");
     if (encoder.direct(kRawTensorPath, meta.dtype)) {
-        BufferPool buffers;
         encoder.write_in_place(kRawTensorPath, meta.dtype, meta.shape, {},
                                encoder.encode_in_place(kRawTensorPath, meta.dtype, meta.shape,
                                                        input.bytes(), threads, buffers),

@@ -39,9 +39,10 @@ install(FILES ${PROJECT_BINARY_DIR}/gradcodecConfig.cmake
               ${PROJECT_BINARY_DIR}/gradcodecConfigVersion.cmake
   DESTINATION ${GRADCODEC_CMAKE_DIR})
 
+# cuFFT is loaded at run time (dlopen), so consumers link cudart alone.
 set(GRADCODEC_PC_CUDA_LIBS "")
 if(GRADCODEC_CUDA)
-  set(GRADCODEC_PC_CUDA_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcufft -lcudart_static -ldl -lrt")
+  set(GRADCODEC_PC_CUDA_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gradcodec.pc.in ${PROJECT_BINARY_DIR}/gradcodec.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gradcodec.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

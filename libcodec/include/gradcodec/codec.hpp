@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -148,6 +149,23 @@ class Codec {
     // once, into feedback.decoded when it is wanted, and the residual subtracted from that.
     std::size_t encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                             std::span<std::uint8_t> out, const Feedback& feedback) const;
+
+    // Codecs whose payload is a prefix followed by each element's code in element order
+    // (cast) encode a tensor piece by piece, so that a caller can stream a large tensor
+    // through small buffers instead of holding it and its payload whole. For those, the
+    // payload's size, known before encoding; nullopt for the others (encode it whole).
+    std::optional<std::uint64_t> piecewise_size(const TensorMeta& meta) const;
+
+    // The payload bytes of elements [first, first + n) of the tensor `meta`, preceded by the
+    // payload's prefix when first == 0, written into `out`; returns their size. `values` holds
+    // exactly those n elements (n · dtype size bytes). Pieces encoded in element order
+    // concatenate to encode(meta, every value); only the first piece may start at element 0,
+    // so only an empty tensor has an empty first piece. Errors name the element's index in the
+    // whole tensor. Throws Error(usage) when piecewise_size is nullopt or the piece lies outside
+    // the tensor, Error(limit) when `out` is too small (max_encoded_size of an n-element tensor
+    // always suffices).
+    std::size_t encode_piece(const TensorMeta& meta, std::uint64_t first,
+                             std::span<const std::byte> values, std::span<std::uint8_t> out) const;
 
     // Decodes a payload of this codec's id into `out` (exactly meta.byte_count() bytes), with
     // this codec's threads and execution; the same as decode_tensor(id(), ...). Throws

@@ -146,15 +146,32 @@ class StreamWriter {
     // Codec::encode_into into a reused one); record.payload must be empty. The bytes are
     // those of write(record) with the payload moved in.
     void write(const TensorRecord& record, std::span<const std::uint8_t> payload);
+    // The same record with a payload of `payload_size` bytes that follows in pieces through
+    // add_payload, for a payload encoded piece by piece (Codec::encode_piece) from a tensor
+    // too large to hold twice; record.payload must be empty. The bytes are those of
+    // write(record, payload). Until the last payload byte has arrived, every other write and
+    // finish() throw Error(usage), so an abandoned record never ends a valid stream.
+    void begin(const TensorRecord& record, std::uint64_t payload_size);
+    // Throws Error(usage) beyond the size begin() declared.
+    void add_payload(std::span<const std::uint8_t> piece);
     void write(const LinkRecord& record);
     void write(const TypedRecord& record);
     void finish();  // the end marker; a stream without it is truncated
     std::uint64_t records_written() const { return records_; }
 
+    StreamWriter(const StreamWriter&) = delete;
+    StreamWriter& operator=(const StreamWriter&) = delete;
+    ~StreamWriter();
+
   private:
+    struct OpenRecord;  // a record whose body is still being written, with its running hash
     void emit(std::uint8_t kind, std::span<const std::uint8_t> head,
               std::span<const std::uint8_t> tail);
+    void open(std::uint8_t kind, std::uint64_t body_size, std::span<const std::uint8_t> head);
+    void append(std::span<const std::uint8_t> bytes);
+    void close();
     ByteSink& sink_;
+    std::unique_ptr<OpenRecord> open_;
     std::uint64_t records_ = 0;
     bool finished_ = false;
 };

@@ -3,11 +3,13 @@
 // validate_codec_spec are this with a throwaway Codec.
 #include <any>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "api/execution.hpp"
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
+#include "codec/piece_coding.hpp"
 #include "codec/residual.hpp"
 #include "common/byte_io.hpp"
 #include "common/parallel.hpp"
@@ -115,6 +117,37 @@ std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte
     const std::size_t size = encode_into(meta, values, out);
     write_feedback(id(), meta, values, out.first(size), feedback);
     return size;
+}
+
+std::optional<std::uint64_t> Codec::piecewise_size(const TensorMeta& meta) const {
+    const PieceCoding* pieces = piece_coding(*def_);
+    if (pieces == nullptr || (def_->floats_only && !is_float(meta.dtype))) return std::nullopt;
+    meta.element_count();  // throws on an overflowing shape
+    return pieces->payload_size(params_->params, meta);
+}
+
+std::size_t Codec::encode_piece(const TensorMeta& meta, std::uint64_t first,
+                                std::span<const std::byte> values,
+                                std::span<std::uint8_t> out) const {
+    const PieceCoding* pieces = piece_coding(*def_);
+    if (pieces == nullptr) {
+        fail(ErrorKind::usage, meta.name + ": codec '" + std::string(def_->name) +
+                                   "' encodes whole tensors only, not in pieces");
+    }
+    if (def_->floats_only) require_float_tensor(def_->name, meta);
+    const std::uint64_t total = meta.element_count();
+    const std::size_t element = dtype_size(meta.dtype);
+    const std::uint64_t count = values.size() / element;
+    if (values.size() % element != 0 || first > total || count > total - first) {
+        fail(ErrorKind::usage, meta.name + ": a piece of " + std::to_string(values.size()) +
+                                   " bytes from element " + std::to_string(first) +
+                                   " is not a run of whole elements inside the tensor's " +
+                                   std::to_string(total));
+    }
+    const ThreadScope threads(options_.threads);
+    ByteOutput sink(out, meta.name);
+    pieces->encode(params_->params, meta, first, values, sink);
+    return sink.size();
 }
 
 void Codec::decode_into(const TensorMeta& meta, std::span<const std::uint8_t> payload,

@@ -6,6 +6,7 @@
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
+#include "codec/piece_coding.hpp"
 #include "common/byte_io.hpp"
 #include "common/float_values.hpp"
 #include "common/huge_pages.hpp"
@@ -60,30 +61,26 @@ void narrow_piece(SmallFloat target, const TensorMeta& meta, const std::byte* da
     }
 }
 
-void encode_from_f32(SmallFloat target, const TensorMeta& meta, std::span<const std::byte> data,
-                     std::uint8_t* out) {
-    parallel_pieces(data.size() / 4, kPiece, [&](std::size_t first, std::size_t count) {
-        narrow_piece(target, meta, data.data() + 4 * first, first, count, out + 2 * first);
+// Elements [first, first + count) of the tensor, `data` holding just those, as u16 codes.
+void encode_from_f32(SmallFloat target, const TensorMeta& meta, std::uint64_t first,
+                     std::span<const std::byte> data, std::uint8_t* out) {
+    parallel_pieces(data.size() / 4, kPiece, [&](std::size_t at, std::size_t count) {
+        narrow_piece(target, meta, data.data() + 4 * at, static_cast<std::size_t>(first) + at,
+                     count, out + 2 * at);
     });
 }
 
-std::any compile(const CodecSpec& spec) {
-    return parse_target(spec);
-}
-
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
-            const EncodeOptions&, ByteOutput& sink) {
-    const auto target = std::any_cast<SmallFloat>(compiled);
-    const std::size_t n = meta.element_count();
-    std::uint8_t* out = sink.extend(1 + 2 * n);
-    out[0] = static_cast<std::uint8_t>(dtype_of(target));
+void encode_elements(SmallFloat target, const TensorMeta& meta, std::uint64_t first,
+                     std::span<const std::byte> data, std::uint8_t* out) {
     if (meta.dtype == DType::f32) {
-        encode_from_f32(target, meta, data, out + 1);
+        encode_from_f32(target, meta, first, data, out);
         return;
     }
     // Cast from the tensor's own precision, so f64 input is rounded once, not twice.
-    for (std::size_t i = 0; i < n; ++i) {
-        const double x = float_element(meta.dtype, data, i);
+    const std::size_t n = data.size() / dtype_size(meta.dtype);
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = static_cast<std::size_t>(first) + k;
+        const double x = float_element(meta.dtype, data, k);
         const auto bits = narrow_to(target, x);
         if (!bits) fail_out_of_range(target, meta, i, x);
         if (meta.dtype == DType::f16 && !narrow_to(SmallFloat::f16, widen_from(target, *bits))) {
@@ -91,9 +88,33 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
                                            " rounds to a bf16 value outside the f16 range of "
                                            "the tensor, so it could not be decoded");
         }
-        out[1 + 2 * i] = static_cast<std::uint8_t>(*bits);
-        out[2 + 2 * i] = static_cast<std::uint8_t>(*bits >> 8);
+        out[2 * k] = static_cast<std::uint8_t>(*bits);
+        out[2 * k + 1] = static_cast<std::uint8_t>(*bits >> 8);
     }
+}
+
+std::any compile(const CodecSpec& spec) {
+    return parse_target(spec);
+}
+
+// The payload is the target's code, then each element's code in order: any run of elements
+// encodes on its own (codec/piece_coding.hpp).
+void encode_piece(const std::any& compiled, const TensorMeta& meta, std::uint64_t first,
+                  std::span<const std::byte> data, ByteOutput& sink) {
+    const auto target = std::any_cast<SmallFloat>(compiled);
+    const std::size_t count = data.size() / dtype_size(meta.dtype);
+    std::uint8_t* out = sink.extend((first == 0 ? 1 : 0) + 2 * count);
+    if (first == 0) *out++ = static_cast<std::uint8_t>(dtype_of(target));
+    encode_elements(target, meta, first, data, out);
+}
+
+void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+            const EncodeOptions&, ByteOutput& sink) {
+    encode_piece(compiled, meta, 0, data, sink);
+}
+
+std::uint64_t payload_size(const std::any&, const TensorMeta& meta) {
+    return 1 + 2 * meta.element_count();
 }
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
@@ -123,8 +144,9 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t>) {
     return s;
 }
 
-std::uint64_t payload_bound(const std::any&, const TensorMeta& meta, const EncodeOptions&) {
-    return 1 + 2 * meta.element_count();
+std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+                            const EncodeOptions&) {
+    return payload_size(compiled, meta);
 }
 
 }  // namespace
@@ -132,5 +154,7 @@ std::uint64_t payload_bound(const std::any&, const TensorMeta& meta, const Encod
 const CodecDef kCastCodec{"cast", kCodecCast, "round to to=f16|bf16 (nearest even)",
                           true,   compile,    encode,
                           decode, describe,   payload_bound};
+
+const PieceCoding kCastPieces{payload_size, encode_piece};
 
 }  // namespace gradcodec

@@ -1,5 +1,6 @@
 // cuFFT backend: batched R2C/C2R plans cached per layout; the orthonormal DCT-II/III by
-// Makhoul's reordering around one real FFT of the same length (no cuFFT DCT exists).
+// Makhoul's reordering around one real FFT of the same length (no cuFFT DCT exists). cuFFT
+// itself is reached through cufft_library.hpp, loaded on the first plan.
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -10,6 +11,7 @@
 
 #include "cuda_check.hpp"
 #include "cufft_backend.hpp"
+#include "cufft_library.hpp"
 
 namespace gradcodec::cuda {
 namespace {
@@ -24,7 +26,7 @@ struct PlanCache {
     std::mutex lock;
     std::map<PlanKey, cufftHandle> plans;
     ~PlanCache() {
-        for (auto& [key, plan] : plans) cufftDestroy(plan);
+        for (auto& [key, plan] : plans) cufft().destroy(plan);
     }
 };
 
@@ -37,25 +39,26 @@ constexpr std::size_t kMaxPlans = 32;
 
 // Requires the cache lock.
 cufftHandle plan_for(cufftType type, const TransformBatch& b) {
+    const CufftApi& api = cufft();
     PlanCache& c = cache();
     const PlanKey key{static_cast<int>(type), b.size, b.count, b.in_stride, b.out_stride};
     if (auto it = c.plans.find(key); it != c.plans.end()) return it->second;
     if (c.plans.size() >= kMaxPlans) {
-        for (auto& [k, p] : c.plans) cufftDestroy(p);
+        for (auto& [k, p] : c.plans) api.destroy(p);
         c.plans.clear();
     }
     cufftHandle plan = 0;
-    check(cufftCreate(&plan), "cufftCreate");
+    check(api.create(&plan), "cufftCreate");
     long long n = static_cast<long long>(b.size);
     long long bins = static_cast<long long>(r2c_bins(b.size));
     long long in_embed = type == CUFFT_R2C ? n : bins;
     long long out_embed = type == CUFFT_R2C ? bins : n;
     std::size_t work = 0;
-    const cufftResult made = cufftMakePlanMany64(
+    const cufftResult made = api.make_plan_many64(
         plan, 1, &n, &in_embed, 1, static_cast<long long>(b.in_stride), &out_embed, 1,
         static_cast<long long>(b.out_stride), type, static_cast<long long>(b.count), &work);
     if (made != CUFFT_SUCCESS) {
-        cufftDestroy(plan);
+        api.destroy(plan);
         check(made, "cufftMakePlanMany64");
     }
     c.plans.emplace(key, plan);
@@ -89,7 +92,7 @@ void forward_r2c(const TransformBatch& b, const float* in, std::complex<float>* 
     }
     std::lock_guard<std::mutex> hold(cache().lock);
     cufftHandle plan = plan_for(CUFFT_R2C, b);
-    check(cufftExecR2C(plan, const_cast<float*>(in), o), "cufftExecR2C");
+    check(cufft().exec_r2c(plan, const_cast<float*>(in), o), "cufftExecR2C");
     check(cudaDeviceSynchronize(), "forward FFT");
 }
 
@@ -104,7 +107,7 @@ void inverse_c2r(const TransformBatch& b, std::complex<float>* in, float* out) {
     }
     std::lock_guard<std::mutex> hold(cache().lock);
     cufftHandle plan = plan_for(CUFFT_C2R, b);
-    check(cufftExecC2R(plan, i, out), "cufftExecC2R");
+    check(cufft().exec_c2r(plan, i, out), "cufftExecC2R");
     check(cudaDeviceSynchronize(), "inverse FFT");
 }
 

@@ -1,6 +1,9 @@
 #include <xxhash.h>
 
+#include <array>
 #include <memory>
+#include <new>
+#include <string>
 
 #include "format/record_body.hpp"
 #include "format/record_layout.hpp"
@@ -35,26 +38,58 @@ StreamWriter::StreamWriter(ByteSink& sink) : sink_(sink) {
     sink_.write(header);
 }
 
-// Streams frame, head and tail through one hash state so a large payload is never copied.
-void StreamWriter::emit(std::uint8_t kind, std::span<const std::uint8_t> head,
-                        std::span<const std::uint8_t> tail) {
+struct StreamWriter::OpenRecord {
+    std::unique_ptr<XXH3_state_t, HashDeleter> hash{XXH3_createState()};
+    std::uint8_t kind = 0;
+    std::uint64_t left = 0;  // body bytes still to come
+};
+
+StreamWriter::~StreamWriter() = default;
+
+// Streams frame and body through one hash state, so a large payload is never copied.
+void StreamWriter::open(std::uint8_t kind, std::uint64_t body_size,
+                        std::span<const std::uint8_t> head) {
     if (finished_) fail(ErrorKind::usage, "stream already finished");
+    if (open_) fail(ErrorKind::usage, "a record's payload is still being written");
     std::vector<std::uint8_t> frame;
     ByteWriter w(frame);
     w.u8(kind);
     w.u8(0);
     w.u16(0);
-    w.u64(head.size() + tail.size());
-    std::unique_ptr<XXH3_state_t, HashDeleter> state(XXH3_createState());
-    XXH3_64bits_reset(state.get());
-    XXH3_64bits_update(state.get(), frame.data(), frame.size());
-    XXH3_64bits_update(state.get(), head.data(), head.size());
-    XXH3_64bits_update(state.get(), tail.data(), tail.size());
+    w.u64(body_size);
+    auto record = std::make_unique<OpenRecord>();
+    if (!record->hash) throw std::bad_alloc();
+    XXH3_64bits_reset(record->hash.get());
+    XXH3_64bits_update(record->hash.get(), frame.data(), frame.size());
+    record->kind = kind;
+    record->left = body_size;
     sink_.write(frame);
-    sink_.write(head);
-    sink_.write(tail);
-    sink_.write(little_endian64(XXH3_64bits_digest(state.get())));
-    if (kind != kRecordEnd) ++records_;
+    open_ = std::move(record);
+    append(head);
+}
+
+void StreamWriter::append(std::span<const std::uint8_t> bytes) {
+    if (!open_) fail(ErrorKind::usage, "no record is open for its payload");
+    if (bytes.size() > open_->left)
+        fail(ErrorKind::usage, "payload piece of " + std::to_string(bytes.size()) +
+                                   " bytes exceeds the record's declared size by " +
+                                   std::to_string(bytes.size() - open_->left));
+    XXH3_64bits_update(open_->hash.get(), bytes.data(), bytes.size());
+    sink_.write(bytes);
+    open_->left -= bytes.size();
+    if (open_->left == 0) close();
+}
+
+void StreamWriter::close() {
+    sink_.write(little_endian64(XXH3_64bits_digest(open_->hash.get())));
+    if (open_->kind != kRecordEnd) ++records_;
+    open_.reset();
+}
+
+void StreamWriter::emit(std::uint8_t kind, std::span<const std::uint8_t> head,
+                        std::span<const std::uint8_t> tail) {
+    open(kind, head.size() + tail.size(), head);
+    if (open_) append(tail);
 }
 
 void StreamWriter::write(const GroupRecord& record) {
@@ -75,12 +110,26 @@ void StreamWriter::write(const TensorRecord& record, std::span<const std::uint8_
     emit(kRecordTensor, tensor_head(record, payload.size()), payload);
 }
 
+void StreamWriter::begin(const TensorRecord& record, std::uint64_t payload_size) {
+    if (!record.payload.empty())
+        fail(ErrorKind::usage, record.path +
+                                   ": a record whose payload follows in pieces must leave its "
+                                   "own payload empty");
+    const std::vector<std::uint8_t> head = tensor_head(record, payload_size);
+    open(kRecordTensor, head.size() + payload_size, head);
+}
+
+void StreamWriter::add_payload(std::span<const std::uint8_t> piece) {
+    append(piece);
+}
+
 void StreamWriter::write(const TypedRecord& record) {
     emit(kRecordTyped, typed_head(record), record.data);
 }
 
 void StreamWriter::finish() {
-    emit(kRecordEnd, little_endian64(records_), {});
+    const std::array<std::uint8_t, 8> count = little_endian64(records_);
+    emit(kRecordEnd, count, {});
     finished_ = true;
 }
 

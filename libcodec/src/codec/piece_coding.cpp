@@ -1,0 +1,9 @@
+#include "codec/piece_coding.hpp"
+
+namespace gradcodec {
+
+const PieceCoding* piece_coding(const CodecDef& codec) {
+    return &codec == &kCastCodec ? &kCastPieces : nullptr;
+}
+
+}  // namespace gradcodec

@@ -1,0 +1,170 @@
+// A payload encoded piece by piece and written as one record in pieces: the same bytes as the
+// whole tensor encoded and written at once.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "gradcodec/gradcodec.hpp"
+#include "stream_bytes.hpp"
+#include "test_data.hpp"
+
+using namespace gradcodec;
+using gradcodec::testing::as_bytes_of;
+using gradcodec::testing::laplace_values;
+
+namespace {
+
+// The payload made of pieces cut at `cuts` (element counts, in order), each piece encoded
+// into a buffer sized by max_encoded_size of its own length.
+std::vector<std::uint8_t> encode_in_pieces(const Codec& codec, const TensorMeta& meta,
+                                           std::span<const std::byte> values,
+                                           const std::vector<std::uint64_t>& cuts) {
+    const std::size_t element = dtype_size(meta.dtype);
+    std::vector<std::uint8_t> payload;
+    std::uint64_t first = 0;
+    for (const std::uint64_t count : cuts) {
+        const TensorMeta piece_meta{meta.name, meta.dtype, {count}};
+        std::vector<std::uint8_t> out(codec.max_encoded_size(piece_meta));
+        const std::size_t size =
+            codec.encode_piece(meta, first, values.subspan(first * element, count * element), out);
+        payload.insert(payload.end(), out.begin(), out.begin() + static_cast<long>(size));
+        first += count;
+    }
+    return payload;
+}
+
+std::vector<std::byte> f64_bytes(const std::vector<float>& values) {
+    std::vector<double> wide(values.begin(), values.end());
+    std::vector<std::byte> bytes(wide.size() * 8);
+    std::memcpy(bytes.data(), wide.data(), bytes.size());
+    return bytes;
+}
+
+std::string message_of_piece_failure(const Codec& codec, const TensorMeta& meta,
+                                     std::uint64_t first, std::span<const std::byte> values) {
+    std::vector<std::uint8_t> out(1 << 20);
+    try {
+        codec.encode_piece(meta, first, values, out);
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::bad_input);
+        return e.what();
+    }
+    FAIL("the piece was encoded");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("cast encoded in pieces of any length gives the bytes of the whole encode", "[pieces]") {
+    const std::vector<float> values = laplace_values(200'003, 7);
+    const auto threads = GENERATE(1u, 3u);
+    const auto spec = GENERATE(as<std::string>{}, "cast:to=f16", "cast:to=bf16");
+    const Codec codec = Codec::compile(spec).with_threads(threads);
+    const std::vector<std::vector<std::uint64_t>> cuttings = {
+        {200'003}, {1, 65'536, 100'000, 34'466}, {3, 0, 200'000, 0}, {131'072, 68'931}};
+    SECTION("from f32") {
+        const TensorMeta meta{"g", DType::f32, {200'003}};
+        const auto bytes = as_bytes_of(values);
+        REQUIRE(codec.piecewise_size(meta) == codec.encode(meta, bytes).size());
+        for (const auto& cuts : cuttings)
+            CHECK(encode_in_pieces(codec, meta, bytes, cuts) == codec.encode(meta, bytes));
+    }
+    SECTION("from f64, rounded once") {
+        const TensorMeta meta{"g", DType::f64, {200'003}};
+        const auto bytes = f64_bytes(values);
+        for (const auto& cuts : cuttings)
+            CHECK(encode_in_pieces(codec, meta, bytes, cuts) == codec.encode(meta, bytes));
+    }
+}
+
+TEST_CASE("a value out of range in a piece is named by its index in the whole tensor", "[pieces]") {
+    std::vector<float> values = laplace_values(1000, 3);
+    values[777] = 70000.0f;  // beyond f16's 65504
+    const TensorMeta meta{"layer.weight", DType::f32, {5000}};
+    const Codec codec = Codec::compile("cast:to=f16");
+    const std::string message = message_of_piece_failure(codec, meta, 4000, as_bytes_of(values));
+    CHECK(message.find("layer.weight: element 4777") != std::string::npos);
+}
+
+TEST_CASE("codecs whose payload depends on the whole tensor do not encode in pieces", "[pieces]") {
+    const TensorMeta meta{"g", DType::f32, {1000}};
+    const std::vector<float> values = laplace_values(1000, 5);
+    for (const char* spec : {"lossless", "rangeq:bits=8", "topk:density=0.01", "fft"}) {
+        const Codec codec = Codec::compile(spec);
+        CHECK_FALSE(codec.piecewise_size(meta).has_value());
+        std::vector<std::uint8_t> out(codec.max_encoded_size(meta));
+        try {
+            codec.encode_piece(meta, 0, as_bytes_of(values), out);
+            FAIL(spec << " encoded a piece");
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::usage);
+        }
+    }
+    // cast is float-only: an integer tensor has no piecewise payload either.
+    CHECK_FALSE(Codec::compile("cast").piecewise_size({"i", DType::i32, {10}}).has_value());
+}
+
+TEST_CASE("a piece outside the tensor or of partial elements is refused", "[pieces]") {
+    const TensorMeta meta{"g", DType::f32, {100}};
+    const std::vector<float> values(60, 1.0f);
+    const Codec codec = Codec::compile("cast");
+    std::vector<std::uint8_t> out(1000);
+    CHECK_THROWS_AS(codec.encode_piece(meta, 50, as_bytes_of(values), out), Error);
+    CHECK_THROWS_AS(codec.encode_piece(meta, 0, as_bytes_of(values).first(7), out), Error);
+    std::vector<std::uint8_t> small(10);
+    CHECK_THROWS_AS(codec.encode_piece(meta, 0, as_bytes_of(values), small), Error);
+}
+
+TEST_CASE("a record whose payload is written in pieces has the bytes of one written whole",
+          "[pieces][stream]") {
+    const std::vector<float> values = laplace_values(10'000, 9);
+    const TensorMeta meta{"fc.weight", DType::f32, {100, 100}};
+    const Codec codec = Codec::compile("cast:to=bf16");
+    const std::vector<std::uint8_t> payload = codec.encode(meta, as_bytes_of(values));
+    const TensorRecord record{"/step_1/fc.weight", DType::f32,   {100, 100}, {},
+                              codec.id(),          codec.spec(), {}};
+    VectorSink whole;
+    {
+        StreamWriter writer(whole);
+        writer.write(GroupRecord{"/step_1", {}});
+        writer.write(record, payload);
+        writer.finish();
+    }
+    VectorSink pieces;
+    {
+        StreamWriter writer(pieces);
+        writer.write(GroupRecord{"/step_1", {}});
+        writer.begin(record, payload.size());
+        const std::span<const std::uint8_t> all(payload);
+        writer.add_payload(all.first(1));
+        writer.add_payload(all.subspan(1, 0));
+        writer.add_payload(all.subspan(1, 12'345));
+        writer.add_payload(all.subspan(12'346));
+        writer.finish();
+        CHECK(writer.records_written() == 2);
+    }
+    CHECK(pieces.bytes == whole.bytes);
+    CHECK(gctest::read_all(pieces.bytes).size() == 2);
+}
+
+TEST_CASE("a record left short of its declared payload blocks every later write",
+          "[pieces][stream]") {
+    VectorSink sink;
+    StreamWriter writer(sink);
+    const TensorRecord record{"/x", DType::f32, {4}, {}, 2, "cast", {}};
+    writer.begin(record, 9);
+    const std::vector<std::uint8_t> piece(5, 0);
+    writer.add_payload(piece);
+    CHECK_THROWS_AS(writer.finish(), Error);
+    CHECK_THROWS_AS(writer.write(GroupRecord{"/g", {}}), Error);
+    CHECK_THROWS_AS(writer.begin(record, 9), Error);
+    // Nor may a piece run past the declared size.
+    CHECK_THROWS_AS(writer.add_payload(piece), Error);
+    writer.add_payload(std::span(piece).first(4));
+    writer.finish();
+    CHECK_THROWS_AS(writer.add_payload(piece), Error);
+    const auto records = gctest::read_all(sink.bytes);
+    REQUIRE(records.size() == 1);
+    CHECK(std::get<TensorRecord>(records[0]).payload.size() == 9);
+}
