@@ -11,6 +11,7 @@
 
 #include "codec/frequency_codec.hpp"
 #include "codec/frequency_selection.hpp"
+#include "common/parallel.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 
@@ -253,6 +254,67 @@ TEST_CASE("a weighted selection agrees with a full ranking on random scores and 
         std::sort(want.begin(), want.end());
         INFO("trial " << trial);
         CHECK(select_by_weight(scores, singles, target) == want);
+    }
+}
+
+// The full ranking by score descending, ties by lower index, cut where the weight reaches
+// `target`; ascending indices.
+ScratchVector<std::uint64_t> ranked_prefix(const std::vector<float>& scores,
+                                           const std::vector<std::uint64_t>& singles,
+                                           std::uint64_t target) {
+    std::vector<std::uint64_t> order(scores.size());
+    std::iota(order.begin(), order.end(), 0);
+    const auto key = [&](std::uint64_t i) {
+        std::uint32_t b;
+        std::memcpy(&b, &scores[i], 4);
+        return b & 0x7fffffffu;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return key(a) > key(b); });
+    ScratchVector<std::uint64_t> want;
+    std::uint64_t weight = 0;
+    for (std::size_t i = 0; i < order.size() && weight < target; ++i) {
+        want.push_back(order[i]);
+        weight += std::binary_search(singles.begin(), singles.end(), order[i]) ? 1 : 2;
+    }
+    std::sort(want.begin(), want.end());
+    return want;
+}
+
+TEST_CASE("a weighted selection over large spectra agrees with a full ranking on any thread count",
+          "[fft]") {
+    // Sizes around the sampling threshold (2^16 scores), spectra with real bins every 129 as an
+    // FFT of chunks of 256 has, and scores that are continuous, coarse (runs of ties larger
+    // than any sample expects), or hold NaN, which ranks first.
+    std::mt19937 rng(29);
+    std::student_t_distribution<float> heavy(3.0f);
+    for (const std::size_t size : {std::size_t{40000}, std::size_t{65536}, std::size_t{150001}}) {
+        std::vector<std::uint64_t> singles;
+        for (std::uint64_t i = 0; i < size; i += 129) {
+            singles.push_back(i);
+            if (i + 128 < size) singles.push_back(i + 128);
+        }
+        const std::uint64_t total = 2 * size - singles.size();
+        for (int kind = 0; kind < 3; ++kind) {
+            std::vector<float> scores(size);
+            for (auto& v : scores) {
+                const float h = heavy(rng);
+                v = kind == 1 ? static_cast<float>(rng() % 5) : h * h;
+            }
+            if (kind == 2) {
+                for (int j = 0; j < 20; ++j) scores[rng() % size] = std::nanf("");
+            }
+            for (const double fraction : {0.0001, 0.01, 0.15, 0.5, 0.97}) {
+                const auto target = std::max<std::uint64_t>(
+                    1, static_cast<std::uint64_t>(fraction * static_cast<double>(total)));
+                const ScratchVector<std::uint64_t> want = ranked_prefix(scores, singles, target);
+                for (const unsigned threads : {1u, 4u}) {
+                    const ThreadScope scope(threads);
+                    INFO("size " << size << " kind " << kind << " fraction " << fraction
+                                 << " threads " << threads);
+                    CHECK(select_by_weight(scores, singles, target) == want);
+                }
+            }
+        }
     }
 }
 
