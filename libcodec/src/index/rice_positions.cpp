@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <utility>
 
 #include "common/scratch.hpp"
 #include "index/position_coders.hpp"
@@ -62,11 +63,16 @@ struct ShiftSums {
 
 // Runs of at most 2^kRiceBlockLog2Max gaps. Rather than one loop per gap whose length follows
 // the gap's bit width (a mispredicted exit per gap), every shift up to the run's widest gap
-// is applied to all gaps of the run: a fixed-count loop that the compiler vectorises.
+// is applied to all gaps of the run: a fixed-count loop that the compiler vectorises. Gaps
+// under 2^24 (all but the sparsest sets') are summed in 32-bit lanes, twice as many per
+// vector; a run of 256 of them cannot overflow.
 ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end) {
     ShiftSums s;
     constexpr std::size_t kRun = std::size_t{1} << kRiceBlockLog2Max;
+    constexpr unsigned kNarrowBits = 24;
+    static_assert(kRun << kNarrowBits <= (std::uint64_t{1} << 32));
     std::array<std::uint64_t, kRun> gaps;
+    std::array<std::uint32_t, kRun> narrow;
     for (std::size_t first = begin; first < end; first += kRun) {
         const std::size_t count = std::min(kRun, end - first);
         std::uint64_t any = 0;
@@ -76,10 +82,19 @@ ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, s
         }
         const auto top = static_cast<unsigned>(std::bit_width(any));
         s.raise_top(top);
-        for (unsigned r = 0; r < top; ++r) {
-            std::uint64_t total = 0;
-            for (std::size_t i = 0; i < count; ++i) total += gaps[i] >> r;
-            s.sum[r] += total;
+        if (top <= kNarrowBits) {
+            for (std::size_t i = 0; i < count; ++i) narrow[i] = static_cast<std::uint32_t>(gaps[i]);
+            for (unsigned r = 0; r < top; ++r) {
+                std::uint32_t total = 0;
+                for (std::size_t i = 0; i < count; ++i) total += narrow[i] >> r;
+                s.sum[r] += total;
+            }
+        } else {
+            for (unsigned r = 0; r < top; ++r) {
+                std::uint64_t total = 0;
+                for (std::size_t i = 0; i < count; ++i) total += gaps[i] >> r;
+                s.sum[r] += total;
+            }
         }
         s.count += count;
     }
@@ -129,6 +144,9 @@ RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
     constexpr std::size_t kGroup = std::size_t{1} << kRiceBlockLog2Max;
     constexpr std::size_t kLeaf = std::size_t{1} << kRiceBlockLog2Min;
     std::array<std::uint64_t, kLevels> block_bits{};
+    std::array<ScratchVector<std::uint8_t>, kLevels> parameters;
+    for (unsigned l = 0; l < kLevels; ++l)
+        parameters[l].reserve((sorted.size() >> (kRiceBlockLog2Min + l)) + 1);
     ShiftSums total;
     for (std::size_t g = 0; g < sorted.size(); g += kGroup) {
         std::array<ShiftSums, kGroup / kLeaf> level;
@@ -138,7 +156,9 @@ RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
         }
         for (unsigned l = 0; l < kLevels; ++l) {
             for (std::size_t i = 0; i < blocks; ++i) {
-                block_bits[l] += kRiceBlockParameterBits + level[i].best().bits;
+                const RiceChoice best = level[i].best();
+                block_bits[l] += kRiceBlockParameterBits + best.bits;
+                parameters[l].push_back(static_cast<std::uint8_t>(best.r));
             }
             if (l + 1 == kLevels) break;
             for (std::size_t i = 0; i < blocks; i += 2) {
@@ -162,6 +182,7 @@ RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
             c.block_log2 = kRiceBlockLog2Min + l;
         }
     }
+    c.block_parameters = std::move(parameters[c.block_log2 - kRiceBlockLog2Min]);
     return c;
 }
 
@@ -178,12 +199,14 @@ void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r,
 }
 
 ScratchVector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
-                                               unsigned log2_block) {
+                                               unsigned log2_block,
+                                               std::span<const std::uint8_t> parameters) {
     BitWriter w;
     const std::size_t block = std::size_t{1} << log2_block;
+    const bool known = parameters.size() == (sorted.size() + block - 1) / block;
     for (std::size_t b = 0; b < sorted.size(); b += block) {
         const std::size_t e = std::min(sorted.size(), b + block);
-        const unsigned r = shift_sums(sorted, b, e).best().r;
+        const unsigned r = known ? parameters[b >> log2_block] : shift_sums(sorted, b, e).best().r;
         w.put(r, kRiceBlockParameterBits);
         encode_range(w, sorted, b, e, r);
     }
