@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <numbers>
 #include <numeric>
 #include <random>
@@ -314,6 +316,26 @@ TEST_CASE("a weighted selection over large spectra agrees with a full ranking on
                     CHECK(select_by_weight(scores, singles, target) == want);
                 }
             }
+        }
+    }
+}
+
+TEST_CASE("the largest magnitude is the largest pattern with the sign cleared, NaN included",
+          "[fft]") {
+    std::mt19937 rng(5);
+    for (const std::size_t size : {0, 1, 15, 16, 17, 33, 1000}) {
+        std::vector<float> x(size);
+        for (auto& v : x)
+            v = std::ldexp(static_cast<float>(rng() % 1000) - 500.0f, -(int)(rng() % 40));
+        for (int special = 0; special < 4; ++special) {
+            if (size > 0 && special == 1) x[rng() % size] = -std::numeric_limits<float>::infinity();
+            if (size > 0 && special == 2) x[rng() % size] = -std::nanf("");
+            if (size > 0 && special == 3) x[size - 1] = -1e30f;
+            std::uint32_t want = 0;
+            for (const float v : x)
+                want = std::max(want, std::bit_cast<std::uint32_t>(v) & 0x7fffffffu);
+            INFO("size " << size << " special " << special);
+            CHECK(std::bit_cast<std::uint32_t>(largest_magnitude(x)) == want);
         }
     }
 }

@@ -1,5 +1,9 @@
 #include "codec/frequency_codec.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -65,19 +69,30 @@ namespace {
 // Parseval) or sqrt(2m)·max|x| (dct, sum of s_k·|Z_k| by Cauchy-Schwarz); quantizing a value
 // at most doubles it. Only when that bound comes near the dtype's largest value is the payload
 // decoded to check.
-// max |x| of finite values, as the largest magnitude bit pattern: an integer max in 16
-// running lanes vectorises, where a float max with its NaN rules runs one value at a time.
+// max |x| of finite values, as the largest magnitude bit pattern: an integer max, where a
+// float max with its NaN rules runs one value at a time. SSE2 has no unsigned 32-bit max, but
+// patterns with the sign bit clear compare the same as signed integers.
 float largest_magnitude_of(std::span<const float> x) {
-    constexpr std::size_t kLanes = 16;
-    std::array<std::uint32_t, kLanes> lanes{};
     std::size_t i = 0;
-    for (; i + kLanes <= x.size(); i += kLanes) {
-        for (std::size_t k = 0; k < kLanes; ++k)
-            lanes[k] = std::max(lanes[k], std::bit_cast<std::uint32_t>(x[i + k]) & 0x7fffffffu);
-    }
     std::uint32_t m = 0;
+#if defined(__SSE2__)
+    const __m128i magnitude = _mm_set1_epi32(0x7fffffff);
+    __m128i lanes[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(),
+                        _mm_setzero_si128()};
+    for (; i + 16 <= x.size(); i += 16) {
+        for (int k = 0; k < 4; ++k) {
+            const __m128i v = _mm_and_si128(
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.data() + i + 4 * k)), magnitude);
+            const __m128i greater = _mm_cmpgt_epi32(v, lanes[k]);
+            lanes[k] = _mm_or_si128(_mm_and_si128(greater, v), _mm_andnot_si128(greater, lanes[k]));
+        }
+    }
+    alignas(16) std::array<std::uint32_t, 16> spill;
+    for (int k = 0; k < 4; ++k)
+        _mm_store_si128(reinterpret_cast<__m128i*>(spill.data() + 4 * k), lanes[k]);
+    for (const std::uint32_t lane : spill) m = std::max(m, lane);
+#endif
     for (; i < x.size(); ++i) m = std::max(m, std::bit_cast<std::uint32_t>(x[i]) & 0x7fffffffu);
-    for (const std::uint32_t lane : lanes) m = std::max(m, lane);
     return std::bit_cast<float>(m);
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "select/selection.hpp"
@@ -33,12 +34,14 @@ Reach bucket_reaching(std::span<const std::uint64_t> weights, std::uint64_t targ
     return {0, above};  // unreachable when target <= the total weight
 }
 
-// The elements at or above a floor pattern, ascending, with their patterns.
+// The elements at or above a floor pattern, ascending, with their patterns. Indices are
+// 32-bit when the scores allow: half the stores of the pass that collects them.
+template <class Index>
 struct Candidates {
     explicit Candidates(std::size_t capacity)
-        : indices(scratch_array_for_overwrite<std::uint64_t>(capacity)),
+        : indices(scratch_array_for_overwrite<Index>(capacity)),
           bits(scratch_array_for_overwrite<std::uint32_t>(capacity)) {}
-    ScratchArray<std::uint64_t> indices;
+    ScratchArray<Index> indices;
     ScratchArray<std::uint32_t> bits;
     std::size_t size = 0;
 };
@@ -101,7 +104,8 @@ std::optional<Floor> sampled_floor(std::span<const float> scores, std::uint64_t 
 
 // Every element at or above the floor, unless more than floor.cap reach it (false then).
 // Each index is written before it is known to stay: no branch per element.
-bool collect(std::span<const float> scores, const Floor& floor, Candidates& out) {
+template <class Index>
+bool collect(std::span<const float> scores, const Floor& floor, Candidates<Index>& out) {
     constexpr std::size_t kBlock = 4096;
     std::size_t m = 0;
     for (std::size_t first = 0; first < scores.size(); first += kBlock) {
@@ -109,7 +113,7 @@ bool collect(std::span<const float> scores, const Floor& floor, Candidates& out)
         const std::size_t end = std::min(scores.size(), first + kBlock);
         for (std::size_t i = first; i < end; ++i) {
             const std::uint32_t b = magnitude_bits(scores[i]);
-            out.indices[m] = i;
+            out.indices[m] = static_cast<Index>(i);
             out.bits[m] = b;
             m += b >= floor.bits ? 1 : 0;
         }
@@ -118,8 +122,9 @@ bool collect(std::span<const float> scores, const Floor& floor, Candidates& out)
     return m <= floor.cap;
 }
 
-std::uint64_t weight_at_least(const Candidates& c, std::span<const std::uint32_t> single_bits,
-                              std::uint32_t floor) {
+template <class Index>
+std::uint64_t weight_at_least(const Candidates<Index>& c,
+                              std::span<const std::uint32_t> single_bits, std::uint32_t floor) {
     std::uint64_t weight = 2 * std::uint64_t{c.size};
     for (const std::uint32_t b : single_bits) weight -= b >= floor ? 1 : 0;
     return weight;
@@ -130,59 +135,89 @@ struct Cut {
     std::uint64_t ties;  // weight still to take at `bits`, in index order
 };
 
-// The weighted histogram of one digit of the candidates whose higher digits equal `prefix`.
+// The weighted histogram of one digit of `bits` (candidates, then singles among them).
 template <std::size_t Buckets>
 std::array<std::uint64_t, Buckets> digit_weights(std::span<const std::uint32_t> bits,
                                                  std::span<const std::uint32_t> single_bits,
-                                                 unsigned shift, std::uint32_t prefix) {
+                                                 unsigned shift) {
     std::array<std::uint64_t, Buckets> h{};
-    const unsigned above = shift + static_cast<unsigned>(std::bit_width(Buckets - 1));
-    for (const std::uint32_t b : bits) {
-        if ((b >> above) == prefix) h[(b >> shift) & (Buckets - 1)] += 2;
-    }
-    for (const std::uint32_t b : single_bits) {
-        if ((b >> above) == prefix) h[(b >> shift) & (Buckets - 1)] -= 1;
-    }
+    for (const std::uint32_t b : bits) h[(b >> shift) & (Buckets - 1)] += 2;
+    for (const std::uint32_t b : single_bits) h[(b >> shift) & (Buckets - 1)] -= 1;
     return h;
 }
 
-Cut cut_among(const Candidates& c, std::span<const std::uint32_t> single_bits, std::uint32_t floor,
-              std::uint64_t target) {
-    const std::span<const std::uint32_t> bits(c.bits.get(), c.size);
+// Patterns in an uninitialised array: each is written before it is known to stay.
+struct Patterns {
+    ScratchArray<std::uint32_t> data;
+    std::size_t size = 0;
+    std::span<const std::uint32_t> view() const { return {data.get(), size}; }
+};
+
+// The patterns whose top digits equal `prefix`, gathered without a branch per pattern.
+Patterns with_prefix(std::span<const std::uint32_t> bits, unsigned shift, std::uint32_t prefix) {
+    Patterns out{scratch_array_for_overwrite<std::uint32_t>(bits.size() + 1)};
+    for (const std::uint32_t b : bits) {
+        out.data[out.size] = b;
+        out.size += (b >> shift) == prefix ? 1 : 0;
+    }
+    return out;
+}
+
+Cut cut_among(std::span<const std::uint32_t> bits, std::span<const std::uint32_t> single_bits,
+              std::uint32_t floor, std::uint64_t target) {
     // Singles below the floor are not candidates: their weight is in no bucket.
     ScratchVector<std::uint32_t> singles_in;
     singles_in.reserve(single_bits.size());
     for (const std::uint32_t b : single_bits)
         if (b >= floor) singles_in.push_back(b);
-    std::uint32_t prefix = 0;
     std::uint64_t rest = target;
     const auto step = [&](const auto& weights) {
         const Reach r = bucket_reaching(weights, rest);
         rest -= r.above;
         return r.bucket;
     };
-    {
-        std::array<std::uint64_t, kTopBuckets> top{};
-        for (const std::uint32_t b : bits) top[b >> kTopShift] += 2;
-        for (const std::uint32_t b : singles_in) top[b >> kTopShift] -= 1;
-        prefix = step(top);
-    }
-    prefix =
-        (prefix << kLowBits) | step(digit_weights<kLowBuckets>(bits, singles_in, kLowBits, prefix));
-    prefix = (prefix << kLowBits) | step(digit_weights<kLowBuckets>(bits, singles_in, 0, prefix));
-    return {prefix, rest};
+    const std::uint32_t top = step(digit_weights<kTopBuckets>(bits, singles_in, kTopShift));
+    // Only the top bucket's members matter from here on.
+    const Patterns members = with_prefix(bits, kTopShift, top);
+    const Patterns single_members = with_prefix(singles_in, kTopShift, top);
+    const std::uint32_t middle =
+        step(digit_weights<kLowBuckets>(members.view(), single_members.view(), kLowBits));
+    const std::uint32_t prefix = (top << kLowBits) | middle;
+    const Patterns last = with_prefix(members.view(), kLowBits, prefix);
+    const Patterns single_last = with_prefix(single_members.view(), kLowBits, prefix);
+    return {
+        (prefix << kLowBits) | step(digit_weights<kLowBuckets>(last.view(), single_last.view(), 0)),
+        rest};
 }
 
-}  // namespace
+// The candidates above the cut, and those at it while weight is still owed, in index order.
+template <class Index>
+ScratchVector<std::uint64_t> keep_prefix(const Candidates<Index>& c,
+                                         std::span<const std::uint64_t> singles, const Cut& cut) {
+    ScratchVector<std::uint64_t> kept(c.size + 1);
+    std::size_t out = 0;
+    std::uint64_t ties = cut.ties;
+    for (std::size_t j = 0; j < c.size; ++j) {
+        const std::uint32_t b = c.bits[j];
+        kept[out] = c.indices[j];
+        if (b == cut.bits && ties > 0) {
+            const bool single = std::binary_search(singles.begin(), singles.end(), kept[out]);
+            ties -= std::min<std::uint64_t>(ties, single ? 1 : 2);
+            ++out;
+        } else {
+            out += b > cut.bits ? 1 : 0;
+        }
+    }
+    kept.resize(out);
+    return kept;
+}
 
-ScratchVector<std::uint64_t> weighted_prefix(std::span<const float> scores,
-                                             std::span<const std::uint64_t> singles,
-                                             std::uint64_t target) {
-    ScratchVector<std::uint32_t> single_bits(singles.size());
-    for (std::size_t s = 0; s < singles.size(); ++s)
-        single_bits[s] = magnitude_bits(scores[singles[s]]);
-
-    std::optional<Candidates> candidates;
+template <class Index>
+ScratchVector<std::uint64_t> weighted_prefix_as(std::span<const float> scores,
+                                                std::span<const std::uint64_t> singles,
+                                                std::span<const std::uint32_t> single_bits,
+                                                std::uint64_t target) {
+    std::optional<Candidates<Index>> candidates;
     Floor floor{};
     if (const auto sampled = sampled_floor(scores, target)) {
         floor = *sampled;
@@ -197,25 +232,22 @@ ScratchVector<std::uint64_t> weighted_prefix(std::span<const float> scores,
         candidates.emplace(scores.size());
         collect(scores, floor, *candidates);
     }
-    const Cut cut = cut_among(*candidates, single_bits, floor.bits, target);
+    const Cut cut = cut_among(std::span(candidates->bits.get(), candidates->size), single_bits,
+                              floor.bits, target);
+    return keep_prefix(*candidates, singles, cut);
+}
 
-    // Everything above the cut, and at it while weight is still owed, in index order.
-    std::uint64_t* indices = candidates->indices.get();
-    const std::uint32_t* bits = candidates->bits.get();
-    std::size_t out = 0;
-    std::uint64_t ties = cut.ties;
-    for (std::size_t j = 0; j < candidates->size; ++j) {
-        const std::uint32_t b = bits[j];
-        indices[out] = indices[j];
-        if (b == cut.bits && ties > 0) {
-            const bool single = std::binary_search(singles.begin(), singles.end(), indices[j]);
-            ties -= std::min<std::uint64_t>(ties, single ? 1 : 2);
-            ++out;
-        } else {
-            out += b > cut.bits ? 1 : 0;
-        }
-    }
-    return ScratchVector<std::uint64_t>(indices, indices + out);
+}  // namespace
+
+ScratchVector<std::uint64_t> weighted_prefix(std::span<const float> scores,
+                                             std::span<const std::uint64_t> singles,
+                                             std::uint64_t target) {
+    ScratchVector<std::uint32_t> single_bits(singles.size());
+    for (std::size_t s = 0; s < singles.size(); ++s)
+        single_bits[s] = magnitude_bits(scores[singles[s]]);
+    if (scores.size() <= std::numeric_limits<std::uint32_t>::max())
+        return weighted_prefix_as<std::uint32_t>(scores, singles, single_bits, target);
+    return weighted_prefix_as<std::uint64_t>(scores, singles, single_bits, target);
 }
 
 }  // namespace gradcodec
