@@ -76,20 +76,26 @@ float largest_magnitude_of(std::span<const float> x) {
     std::size_t i = 0;
     std::uint32_t m = 0;
 #if defined(__SSE2__)
+    // Four running maxima in registers (an array of them would live on the stack).
     const __m128i magnitude = _mm_set1_epi32(0x7fffffff);
-    __m128i lanes[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(),
-                        _mm_setzero_si128()};
+    const auto running_max = [&](__m128i acc, const float* p) {
+        const __m128i v =
+            _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), magnitude);
+        const __m128i greater = _mm_cmpgt_epi32(v, acc);
+        return _mm_or_si128(_mm_and_si128(greater, v), _mm_andnot_si128(greater, acc));
+    };
+    __m128i a = _mm_setzero_si128(), b = a, c = a, d = a;
     for (; i + 16 <= x.size(); i += 16) {
-        for (int k = 0; k < 4; ++k) {
-            const __m128i v = _mm_and_si128(
-                _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.data() + i + 4 * k)), magnitude);
-            const __m128i greater = _mm_cmpgt_epi32(v, lanes[k]);
-            lanes[k] = _mm_or_si128(_mm_and_si128(greater, v), _mm_andnot_si128(greater, lanes[k]));
-        }
+        a = running_max(a, x.data() + i);
+        b = running_max(b, x.data() + i + 4);
+        c = running_max(c, x.data() + i + 8);
+        d = running_max(d, x.data() + i + 12);
     }
     alignas(16) std::array<std::uint32_t, 16> spill;
-    for (int k = 0; k < 4; ++k)
-        _mm_store_si128(reinterpret_cast<__m128i*>(spill.data() + 4 * k), lanes[k]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(spill.data()), a);
+    _mm_store_si128(reinterpret_cast<__m128i*>(spill.data() + 4), b);
+    _mm_store_si128(reinterpret_cast<__m128i*>(spill.data() + 8), c);
+    _mm_store_si128(reinterpret_cast<__m128i*>(spill.data() + 12), d);
     for (const std::uint32_t lane : spill) m = std::max(m, lane);
 #endif
     for (; i < x.size(); ++i) m = std::max(m, std::bit_cast<std::uint32_t>(x[i]) & 0x7fffffffu);

@@ -130,11 +130,6 @@ std::uint64_t weight_at_least(const Candidates<Index>& c,
     return weight;
 }
 
-struct Cut {
-    std::uint32_t bits;  // the pattern where the prefix ends
-    std::uint64_t ties;  // weight still to take at `bits`, in index order
-};
-
 // The weighted histogram of one digit of `bits` (candidates, then singles among them).
 template <std::size_t Buckets>
 std::array<std::uint64_t, Buckets> digit_weights(std::span<const std::uint32_t> bits,
@@ -163,37 +158,21 @@ Patterns with_prefix(std::span<const std::uint32_t> bits, unsigned shift, std::u
     return out;
 }
 
-Cut cut_among(std::span<const std::uint32_t> bits, std::span<const std::uint32_t> single_bits,
-              std::uint32_t floor, std::uint64_t target) {
+WeightCut cut_among(std::span<const std::uint32_t> bits, std::span<const std::uint32_t> single_bits,
+                    std::uint32_t floor, std::uint64_t target) {
     // Singles below the floor are not candidates: their weight is in no bucket.
     ScratchVector<std::uint32_t> singles_in;
     singles_in.reserve(single_bits.size());
     for (const std::uint32_t b : single_bits)
         if (b >= floor) singles_in.push_back(b);
-    std::uint64_t rest = target;
-    const auto step = [&](const auto& weights) {
-        const Reach r = bucket_reaching(weights, rest);
-        rest -= r.above;
-        return r.bucket;
-    };
-    const std::uint32_t top = step(digit_weights<kTopBuckets>(bits, singles_in, kTopShift));
-    // Only the top bucket's members matter from here on.
-    const Patterns members = with_prefix(bits, kTopShift, top);
-    const Patterns single_members = with_prefix(singles_in, kTopShift, top);
-    const std::uint32_t middle =
-        step(digit_weights<kLowBuckets>(members.view(), single_members.view(), kLowBits));
-    const std::uint32_t prefix = (top << kLowBits) | middle;
-    const Patterns last = with_prefix(members.view(), kLowBits, prefix);
-    const Patterns single_last = with_prefix(single_members.view(), kLowBits, prefix);
-    return {
-        (prefix << kLowBits) | step(digit_weights<kLowBuckets>(last.view(), single_last.view(), 0)),
-        rest};
+    return weighted_cut(bits, singles_in, target);
 }
 
 // The candidates above the cut, and those at it while weight is still owed, in index order.
 template <class Index>
 ScratchVector<std::uint64_t> keep_prefix(const Candidates<Index>& c,
-                                         std::span<const std::uint64_t> singles, const Cut& cut) {
+                                         std::span<const std::uint64_t> singles,
+                                         const WeightCut& cut) {
     ScratchVector<std::uint64_t> kept(c.size + 1);
     std::size_t out = 0;
     std::uint64_t ties = cut.ties;
@@ -232,12 +211,34 @@ ScratchVector<std::uint64_t> weighted_prefix_as(std::span<const float> scores,
         candidates.emplace(scores.size());
         collect(scores, floor, *candidates);
     }
-    const Cut cut = cut_among(std::span(candidates->bits.get(), candidates->size), single_bits,
-                              floor.bits, target);
+    const WeightCut cut = cut_among(std::span(candidates->bits.get(), candidates->size),
+                                    single_bits, floor.bits, target);
     return keep_prefix(*candidates, singles, cut);
 }
 
 }  // namespace
+
+WeightCut weighted_cut(std::span<const std::uint32_t> bits,
+                       std::span<const std::uint32_t> singles_in, std::uint64_t target) {
+    std::uint64_t rest = target;
+    const auto step = [&](const auto& weights) {
+        const Reach r = bucket_reaching(weights, rest);
+        rest -= r.above;
+        return r.bucket;
+    };
+    const std::uint32_t top = step(digit_weights<kTopBuckets>(bits, singles_in, kTopShift));
+    // Only the top bucket's members matter from here on.
+    const Patterns members = with_prefix(bits, kTopShift, top);
+    const Patterns single_members = with_prefix(singles_in, kTopShift, top);
+    const std::uint32_t middle =
+        step(digit_weights<kLowBuckets>(members.view(), single_members.view(), kLowBits));
+    const std::uint32_t prefix = (top << kLowBits) | middle;
+    const Patterns last = with_prefix(members.view(), kLowBits, prefix);
+    const Patterns single_last = with_prefix(single_members.view(), kLowBits, prefix);
+    return {
+        (prefix << kLowBits) | step(digit_weights<kLowBuckets>(last.view(), single_last.view(), 0)),
+        rest};
+}
 
 ScratchVector<std::uint64_t> weighted_prefix(std::span<const float> scores,
                                              std::span<const std::uint64_t> singles,

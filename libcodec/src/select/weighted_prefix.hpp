@@ -15,4 +15,16 @@ ScratchVector<std::uint64_t> weighted_prefix(std::span<const float> scores,
                                              std::span<const std::uint64_t> singles,
                                              std::uint64_t target);
 
+// Where such a prefix ends: it holds every element above `bits`, and those at `bits` in index
+// order until they add `ties` more weight.
+struct WeightCut {
+    std::uint32_t bits;
+    std::uint64_t ties;
+};
+
+// The cut found among candidates known to hold the whole prefix (every element at or above
+// some pattern): their magnitude patterns, and those of the singles among them.
+WeightCut weighted_cut(std::span<const std::uint32_t> candidate_bits,
+                       std::span<const std::uint32_t> single_bits, std::uint64_t target);
+
 }  // namespace gradcodec
