@@ -340,6 +340,43 @@ TEST_CASE("the largest magnitude is the largest pattern with the sign cleared, N
     }
 }
 
+TEST_CASE("fft selecting while it transforms writes the bytes of the whole-spectrum path",
+          "[fft]") {
+    // One thread selects during the transform from a sampled floor; four threads rank the
+    // whole spectrum. Inputs: noise; steps (spectra full of exact zeros and equal bins, more
+    // ties than a sample expects); noise with a few loud chunks a sample may miss.
+    std::mt19937 rng(41);
+    std::student_t_distribution<float> heavy(3.0f);
+    struct Case {
+        std::uint32_t chunk;
+        std::size_t n;
+    };
+    for (const Case c : {Case{256, 300037}, Case{255, 261200}, Case{16, 17000}}) {
+        for (int kind = 0; kind < 3; ++kind) {
+            std::vector<float> x(c.n);
+            for (std::size_t i = 0; i < c.n; ++i) {
+                x[i] = kind == 1 ? static_cast<float>((i / 40) % 3) : 1e-3f * heavy(rng);
+            }
+            if (kind == 2) {
+                for (std::size_t i = 0; i < c.n; i += 37 * c.chunk + 5) x[i] *= 1e4f;
+            }
+            const TensorMeta meta{"t", DType::f32, {c.n}};
+            for (const char* density : {"0.0005", "0.15", "0.7"}) {
+                const std::string spec =
+                    "fft:chunk=" + std::to_string(c.chunk) + ",density=" + density;
+                INFO(spec << " kind " << kind);
+                const auto encode_on = [&](unsigned threads) {
+                    return encode_tensor(parse_codec_spec(spec), meta,
+                                         std::as_bytes(std::span<const float>(x)),
+                                         EncodeOptions{false, threads})
+                        .payload;
+                };
+                CHECK(encode_on(1) == encode_on(4));
+            }
+        }
+    }
+}
+
 TEST_CASE("frequency codecs keep the shape, dtype, empty and scalar tensors", "[fft][dct]") {
     for (const char* codec : {"fft", "dct"}) {
         INFO(codec);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "codec/codec_def.hpp"
+#include "codec/fft_candidates.hpp"
 #include "codec/fft_spectrum.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/frequency_codec.hpp"
@@ -105,6 +106,15 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
     // The estimating selectors may not rank NaN first, so they get the explicit check.
     if (params.selector != FrequencySelector::topk) require_finite(meta, x);
     const SpectrumLayout s(ChunkLayout(x.size(), params.chunk));
+    if (params.selector == FrequencySelector::topk && codec_threads() <= 1) {
+        const std::uint64_t target = kept_scalar_target(params.density, s.chunks.n);
+        FftSelection selection;
+        if (target < s.total_weight() && select_while_transforming(s, x, target, selection)) {
+            write_frequency_payload(params, meta, x, selection.largest, selection.kept,
+                                    s.bin_count(), selection.values, options, "FFT", out);
+            return;
+        }
+    }
     AlignedArray<std::complex<float>> spectrum(s.storage());
     AlignedArray<float> scores(s.bin_count());
     const float largest = transform_and_score(s, x.data(), spectrum.data(), scores.data());

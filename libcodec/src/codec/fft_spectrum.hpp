@@ -24,6 +24,11 @@ struct SpectrumLayout {
           tail_bins(c.tail != 0 ? r2c_bins(c.tail) : 0) {}
 
     std::uint64_t bin_count() const { return chunks.full * bins + tail_bins; }
+    // Scalars in all bins: two per bin, one per real bin.
+    std::uint64_t total_weight() const {
+        const auto real_bins = [](std::uint64_t len) { return len == 0 ? 0 : 2 - len % 2; };
+        return 2 * bin_count() - chunks.full * real_bins(chunks.chunk) - real_bins(chunks.tail);
+    }
     std::uint64_t storage() const { return chunks.full * stride + tail_bins; }
     std::uint64_t slot(std::uint64_t g) const { return g / bins * stride + g % bins; }
     std::uint64_t length_of(std::uint64_t g) const {

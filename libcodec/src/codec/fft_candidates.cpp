@@ -1,0 +1,204 @@
+#include "codec/fft_candidates.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+
+#include "select/selection.hpp"
+#include "select/weighted_prefix.hpp"
+#include "transform/aligned_array.hpp"
+#include "transform/fft_backend.hpp"
+
+namespace gradcodec {
+namespace {
+
+// Below this many full chunks the sample would cost a large share of the transform, and the
+// whole spectrum fits in cache anyway.
+constexpr std::uint64_t kFromChunks = 1024;
+constexpr std::uint64_t kSampleChunks = 64;
+constexpr unsigned kTopShift = 20;  // the floor is set on the top 11 bits of a pattern
+constexpr std::size_t kTopBuckets = std::size_t{1} << 11;
+constexpr std::uint64_t kBlockValues = std::uint64_t{1} << 14;
+
+struct Floor {
+    std::uint32_t bits;
+    std::uint64_t cap;  // more candidates than this: the floor is judged too low
+};
+
+// Whether bin k of a chunk of `len` values carries one scalar.
+bool is_real_bin(std::uint64_t k, std::uint64_t len) {
+    return k == 0 || (len % 2 == 0 && k == len / 2);
+}
+
+// Transforms kSampleChunks evenly spaced chunks and sets the floor where their weight, scaled
+// to the tensor, reaches a sixth more than `target`.
+bool sampled_floor(const SpectrumLayout& s, const float* x, std::uint64_t target, Floor& floor) {
+    const ChunkLayout& c = s.chunks;
+    const FftBackend& fft = default_fft_backend();
+    AlignedArray<std::complex<float>> spectrum(s.stride);
+    AlignedArray<float> scores(s.bins);
+    std::array<std::uint64_t, kTopBuckets> weights{}, counts{};
+    for (std::uint64_t j = 0; j < kSampleChunks; ++j) {
+        const std::uint64_t chunk = j * (c.full - 1) / (kSampleChunks - 1);
+        fft.forward_r2c({c.chunk, 1, c.chunk, s.stride}, x + chunk * c.chunk, spectrum.data());
+        score_chunk(spectrum.data(), s.bins, 1.0f, scores.data());
+        for (std::uint64_t k = 0; k < s.bins; ++k) {
+            const std::uint32_t digit = magnitude_bits(scores[k]) >> kTopShift;
+            weights[digit] += is_real_bin(k, c.chunk) ? 1 : 2;
+            counts[digit] += 1;
+        }
+    }
+    const double sampled_bins = static_cast<double>(kSampleChunks * s.bins);
+    const double scale = static_cast<double>(s.bin_count()) / sampled_bins;
+    const double need = 1.16 * static_cast<double>(target) / scale + 64.0;
+    std::uint64_t weight = 0, count = 0;
+    for (std::size_t b = kTopBuckets; b-- > 0;) {
+        weight += weights[b];
+        count += counts[b];
+        if (static_cast<double>(weight) >= need) {
+            const auto expected = static_cast<std::uint64_t>(static_cast<double>(count) * scale);
+            floor = {static_cast<std::uint32_t>(b) << kTopShift, 2 * expected + 4096};
+            return true;
+        }
+    }
+    return false;
+}
+
+// The bins at or above the floor, ascending, with their patterns and values.
+struct Candidates {
+    explicit Candidates(std::size_t capacity)
+        : bins(scratch_array_for_overwrite<std::uint64_t>(capacity)),
+          bits(scratch_array_for_overwrite<std::uint32_t>(capacity)),
+          values(scratch_array_for_overwrite<float>(2 * capacity)) {}
+    ScratchArray<std::uint64_t> bins;
+    ScratchArray<std::uint32_t> bits;
+    ScratchArray<float> values;  // Re and Im of each
+    std::size_t size = 0;
+    ScratchVector<std::uint32_t> single_bits;  // of the real bins among them
+};
+
+// Adds the candidates of `count` chunks of `len` values whose spectra and scores are given,
+// the first chunk's first bin being `first_bin`. Every bin is written before it is known to
+// stay: no branch per bin.
+void add_candidates(const std::complex<float>* spectrum, std::uint64_t stride, const float* scores,
+                    std::uint64_t bins, std::uint64_t count, std::uint64_t len,
+                    std::uint64_t first_bin, std::uint32_t floor, Candidates& out) {
+    std::size_t m = out.size;
+    for (std::uint64_t c = 0; c < count; ++c) {
+        const std::complex<float>* z = spectrum + c * stride;
+        const float* score = scores + c * bins;
+        const std::uint64_t base = first_bin + c * bins;
+        for (std::uint64_t k = 0; k < bins; ++k) {
+            const std::uint32_t b = magnitude_bits(score[k]);
+            out.bins[m] = base + k;
+            out.bits[m] = b;
+            out.values[2 * m] = z[k].real();
+            out.values[2 * m + 1] = z[k].imag();
+            m += b >= floor ? 1 : 0;
+        }
+        const std::uint32_t dc = magnitude_bits(score[0]);
+        if (dc >= floor) out.single_bits.push_back(dc);
+        if (len % 2 == 0) {
+            const std::uint32_t nyquist = magnitude_bits(score[len / 2]);
+            if (nyquist >= floor) out.single_bits.push_back(nyquist);
+        }
+    }
+    out.size = m;
+}
+
+// Transforms every chunk, a block at a time, and keeps the candidates; false as soon as they
+// outnumber the floor's cap.
+bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor& floor,
+                           Candidates& out, float& largest) {
+    const ChunkLayout& c = s.chunks;
+    const FftBackend& fft = default_fft_backend();
+    const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    AlignedArray<std::complex<float>> spectrum(per_block * s.stride);
+    AlignedArray<float> scores(per_block * s.bins);
+    std::uint32_t top = 0;
+    for (std::uint64_t first = 0; first < c.full; first += per_block) {
+        if (out.size > floor.cap) return false;
+        const std::uint64_t count = std::min(per_block, c.full - first);
+        const float* values = x + first * c.chunk;
+        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, spectrum.data());
+        for (std::uint64_t j = 0; j < count; ++j)
+            score_chunk(spectrum.data() + j * s.stride, s.bins, 1.0f, scores.data() + j * s.bins);
+        top = std::max(top, std::bit_cast<std::uint32_t>(
+                                largest_magnitude(std::span(values, count * c.chunk))));
+        add_candidates(spectrum.data(), s.stride, scores.data(), s.bins, count, c.chunk,
+                       first * s.bins, floor.bits, out);
+    }
+    if (out.size > floor.cap) return false;
+    if (c.tail != 0) {
+        // The tail's scores are scaled by chunk/tail, as on the whole-spectrum path.
+        const float* tail = x + c.full * c.chunk;
+        fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, tail, spectrum.data());
+        const auto scale =
+            static_cast<float>(static_cast<double>(c.chunk) / static_cast<double>(c.tail));
+        score_chunk(spectrum.data(), s.tail_bins, scale, scores.data());
+        top =
+            std::max(top, std::bit_cast<std::uint32_t>(largest_magnitude(std::span(tail, c.tail))));
+        add_candidates(spectrum.data(), s.tail_bins, scores.data(), s.tail_bins, 1, c.tail,
+                       c.full * s.bins, floor.bits, out);
+    }
+    largest = std::bit_cast<float>(top);
+    return true;
+}
+
+// The candidates above the cut, and at it while weight is still owed, in bin order, with
+// their values.
+void keep(const SpectrumLayout& s, const Candidates& c, const WeightCut& cut, FftSelection& out) {
+    out.kept.resize(c.size + 1);
+    out.values.resize(2 * c.size + 2);
+    std::size_t kept = 0, values = 0;
+    std::uint64_t ties = cut.ties;
+    std::uint64_t chunk = 0, first = 0;  // the chunk holding the current bin, its first bin
+    std::uint64_t len = s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail;
+    for (std::size_t j = 0; j < c.size; ++j) {
+        const std::uint64_t g = c.bins[j];
+        while (g >= first + s.bins) {
+            ++chunk;
+            first += s.bins;
+            len = chunk < s.chunks.full ? s.chunks.chunk : s.chunks.tail;
+        }
+        const bool real = is_real_bin(g - first, len);
+        const std::uint32_t b = c.bits[j];
+        bool take = b > cut.bits;
+        if (b == cut.bits && ties > 0) {
+            ties -= std::min<std::uint64_t>(ties, real ? 1 : 2);
+            take = true;
+        }
+        out.kept[kept] = g;
+        out.values[values] = c.values[2 * j];
+        out.values[values + 1] = c.values[2 * j + 1];
+        kept += take ? 1 : 0;
+        values += take ? (real ? 1 : 2) : 0;
+    }
+    out.kept.resize(kept);
+    out.values.resize(values);
+}
+
+}  // namespace
+
+bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x,
+                               std::uint64_t target, FftSelection& out) {
+    const ChunkLayout& c = s.chunks;
+    if (c.full < kFromChunks || target == 0) return false;
+    Floor floor{};
+    if (!sampled_floor(s, x.data(), target, floor)) return false;
+    // Room for the cap and one more block, which may overshoot it before the check.
+    const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    Candidates candidates(static_cast<std::size_t>(
+        std::min(s.bin_count(), floor.cap + per_block * s.bins + s.tail_bins)));
+    candidates.single_bits.reserve(2 * (c.full + 1));
+    if (!transform_and_collect(s, x.data(), floor, candidates, out.largest)) return false;
+    const std::uint64_t weight = 2 * std::uint64_t{candidates.size} - candidates.single_bits.size();
+    if (weight < target) return false;
+    const WeightCut cut = weighted_cut(std::span(candidates.bits.get(), candidates.size),
+                                       candidates.single_bits, target);
+    keep(s, candidates, cut, out);
+    return true;
+}
+
+}  // namespace gradcodec
