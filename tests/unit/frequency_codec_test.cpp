@@ -9,8 +9,10 @@
 #include <numbers>
 #include <numeric>
 #include <random>
+#include <tuple>
 #include <vector>
 
+#include "codec/fft_candidates.hpp"
 #include "codec/frequency_codec.hpp"
 #include "codec/frequency_selection.hpp"
 #include "common/parallel.hpp"
@@ -373,6 +375,40 @@ TEST_CASE("fft selecting while it transforms writes the bytes of the whole-spect
                 };
                 CHECK(encode_on(1) == encode_on(4));
             }
+        }
+    }
+}
+
+TEST_CASE("the AVX-512 candidate compaction keeps what the portable one keeps", "[fft]") {
+    if (!cpu_supports(CompactPath::avx512)) SUCCEED("no AVX-512 here");
+    std::mt19937 rng(3);
+    for (const std::size_t count :
+         {std::size_t{0}, std::size_t{5}, std::size_t{16}, std::size_t{129}, std::size_t{1000}}) {
+        std::vector<float> scores(count);
+        std::vector<std::complex<float>> spectrum(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            scores[k] = static_cast<float>(rng() % 100);
+            if (rng() % 50 == 0) scores[k] = std::nanf("");
+            spectrum[k] = {static_cast<float>(rng()), -static_cast<float>(rng())};
+        }
+        for (const float floor : {0.0f, 50.0f, 99.0f, 1000.0f}) {
+            const auto run = [&](CompactPath path) {
+                const std::size_t room = count + 5 + kCompactSlack;
+                std::vector<std::uint64_t> bins(room, 7), values(room, 7);
+                std::vector<std::uint32_t> bits(room, 7);
+                const std::size_t size =
+                    append_candidates(path, {scores.data(), spectrum.data(), count, 1000},
+                                      std::bit_cast<std::uint32_t>(floor),
+                                      {bins.data(), bits.data(), values.data()}, 5);
+                bins.resize(size);
+                values.resize(size);
+                bits.resize(size);
+                return std::tuple(bins, bits, values);
+            };
+            INFO("count " << count << " floor " << floor);
+            const auto portable = run(CompactPath::portable);
+            CHECK(std::get<0>(portable).size() >= 5);
+            if (cpu_supports(CompactPath::avx512)) CHECK(run(CompactPath::avx512) == portable);
         }
     }
 }

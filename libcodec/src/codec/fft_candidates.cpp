@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "select/selection.hpp"
 #include "select/weighted_prefix.hpp"
@@ -70,33 +71,25 @@ struct Candidates {
     explicit Candidates(std::size_t capacity)
         : bins(scratch_array_for_overwrite<std::uint64_t>(capacity)),
           bits(scratch_array_for_overwrite<std::uint32_t>(capacity)),
-          values(scratch_array_for_overwrite<float>(2 * capacity)) {}
+          values(scratch_array_for_overwrite<std::uint64_t>(capacity)) {}
     ScratchArray<std::uint64_t> bins;
     ScratchArray<std::uint32_t> bits;
-    ScratchArray<float> values;  // Re and Im of each
+    ScratchArray<std::uint64_t> values;  // each bin's Re and Im, as stored in the spectrum
     std::size_t size = 0;
     ScratchVector<std::uint32_t> single_bits;  // of the real bins among them
 };
 
 // Adds the candidates of `count` chunks of `len` values whose spectra and scores are given,
-// the first chunk's first bin being `first_bin`. Every bin is written before it is known to
-// stay: no branch per bin.
+// the first chunk's first bin being `first_bin`.
 void add_candidates(const std::complex<float>* spectrum, std::uint64_t stride, const float* scores,
                     std::uint64_t bins, std::uint64_t count, std::uint64_t len,
                     std::uint64_t first_bin, std::uint32_t floor, Candidates& out) {
-    std::size_t m = out.size;
+    static const CompactPath path = fastest_compact_path();
     for (std::uint64_t c = 0; c < count; ++c) {
-        const std::complex<float>* z = spectrum + c * stride;
         const float* score = scores + c * bins;
-        const std::uint64_t base = first_bin + c * bins;
-        for (std::uint64_t k = 0; k < bins; ++k) {
-            const std::uint32_t b = magnitude_bits(score[k]);
-            out.bins[m] = base + k;
-            out.bits[m] = b;
-            out.values[2 * m] = z[k].real();
-            out.values[2 * m + 1] = z[k].imag();
-            m += b >= floor ? 1 : 0;
-        }
+        out.size =
+            append_candidates(path, {score, spectrum + c * stride, bins, first_bin + c * bins},
+                              floor, {out.bins.get(), out.bits.get(), out.values.get()}, out.size);
         const std::uint32_t dc = magnitude_bits(score[0]);
         if (dc >= floor) out.single_bits.push_back(dc);
         if (len % 2 == 0) {
@@ -104,7 +97,6 @@ void add_candidates(const std::complex<float>* spectrum, std::uint64_t stride, c
             if (nyquist >= floor) out.single_bits.push_back(nyquist);
         }
     }
-    out.size = m;
 }
 
 // Transforms every chunk, a block at a time, and keeps the candidates; false as soon as they
@@ -150,7 +142,7 @@ bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor&
 // their values.
 void keep(const SpectrumLayout& s, const Candidates& c, const WeightCut& cut, FftSelection& out) {
     out.kept.resize(c.size + 1);
-    out.values.resize(2 * c.size + 2);
+    out.values.resize(2 * c.size + 2);  // a real bin's Im is overwritten by the next bin
     std::size_t kept = 0, values = 0;
     std::uint64_t ties = cut.ties;
     std::uint64_t chunk = 0, first = 0;  // the chunk holding the current bin, its first bin
@@ -170,8 +162,7 @@ void keep(const SpectrumLayout& s, const Candidates& c, const WeightCut& cut, Ff
             take = true;
         }
         out.kept[kept] = g;
-        out.values[values] = c.values[2 * j];
-        out.values[values + 1] = c.values[2 * j + 1];
+        std::memcpy(out.values.data() + values, &c.values[j], sizeof(std::uint64_t));
         kept += take ? 1 : 0;
         values += take ? (real ? 1 : 2) : 0;
     }
@@ -187,10 +178,11 @@ bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x
     if (c.full < kFromChunks || target == 0) return false;
     Floor floor{};
     if (!sampled_floor(s, x.data(), target, floor)) return false;
-    // Room for the cap and one more block, which may overshoot it before the check.
+    // Room for the cap, one more block, which may overshoot it before the check, and what the
+    // vector compaction writes past its end.
     const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
     Candidates candidates(static_cast<std::size_t>(
-        std::min(s.bin_count(), floor.cap + per_block * s.bins + s.tail_bins)));
+        std::min(s.bin_count(), floor.cap + per_block * s.bins + s.tail_bins) + kCompactSlack));
     candidates.single_bits.reserve(2 * (c.full + 1));
     if (!transform_and_collect(s, x.data(), floor, candidates, out.largest)) return false;
     const std::uint64_t weight = 2 * std::uint64_t{candidates.size} - candidates.single_bits.size();

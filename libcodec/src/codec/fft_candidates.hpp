@@ -5,6 +5,8 @@
 // read back. The same rule as select_by_weight, so the same bytes; where the sample misleads
 // (the floor keeps too little weight, or far more bins than it predicted), it reports so and
 // the caller takes the path through the whole spectrum.
+#include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -23,5 +25,30 @@ struct FftSelection {
 // floor fails; `out` is then unspecified.
 bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x,
                                std::uint64_t target, FftSelection& out);
+
+// The compaction at the heart of it, portable or with AVX-512's compress instructions, chosen at
+// run time; exposed so tests can compare the two.
+enum class CompactPath { portable, avx512 };
+bool cpu_supports(CompactPath path);
+CompactPath fastest_compact_path();
+
+struct BinRun {
+    const float* scores;
+    const std::complex<float>* spectrum;
+    std::size_t count;
+    std::uint64_t first_bin;
+};
+struct CandidateArrays {
+    std::uint64_t* bins;
+    std::uint32_t* bits;
+    std::uint64_t* values;  // Re and Im of a bin, as the spectrum holds them
+};
+// Entries past the returned size that append_candidates may overwrite.
+inline constexpr std::size_t kCompactSlack = 16;
+
+// Appends at `size` each bin of the run whose score's magnitude pattern is >= floor, in order;
+// returns the new size.
+std::size_t append_candidates(CompactPath path, const BinRun& run, std::uint32_t floor,
+                              const CandidateArrays& out, std::size_t size);
 
 }  // namespace gradcodec
