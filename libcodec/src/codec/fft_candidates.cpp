@@ -27,11 +27,6 @@ struct Floor {
     std::uint64_t cap;  // more candidates than this: the floor is judged too low
 };
 
-// Whether bin k of a chunk of `len` values carries one scalar.
-bool is_real_bin(std::uint64_t k, std::uint64_t len) {
-    return k == 0 || (len % 2 == 0 && k == len / 2);
-}
-
 // Transforms kSampleChunks evenly spaced chunks and sets the floor where their weight, scaled
 // to the tensor, reaches a sixth more than `target`.
 bool sampled_floor(const SpectrumLayout& s, const float* x, std::uint64_t target, Floor& floor) {
@@ -46,7 +41,7 @@ bool sampled_floor(const SpectrumLayout& s, const float* x, std::uint64_t target
         score_chunk(spectrum.data(), s.bins, 1.0f, scores.data());
         for (std::uint64_t k = 0; k < s.bins; ++k) {
             const std::uint32_t digit = magnitude_bits(scores[k]) >> kTopShift;
-            weights[digit] += is_real_bin(k, c.chunk) ? 1 : 2;
+            weights[digit] += k == 0 || 2 * k == c.chunk ? 1 : 2;
             counts[digit] += 1;
         }
     }
@@ -141,33 +136,40 @@ bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor&
 // The candidates above the cut, and at it while weight is still owed, in bin order, with
 // their values.
 void keep(const SpectrumLayout& s, const Candidates& c, const WeightCut& cut, FftSelection& out) {
-    out.kept.resize(c.size + 1);
-    out.values.resize(2 * c.size + 2);  // a real bin's Im is overwritten by the next bin
-    std::size_t kept = 0, values = 0;
+    // Most candidates stay, so a branch on it predicts well, and the vectors are not
+    // zero-filled first as a resize would.
+    out.kept.clear();
+    out.values.clear();
+    out.kept.reserve(c.size);
+    out.values.reserve(2 * c.size);
     std::uint64_t ties = cut.ties;
     std::uint64_t chunk = 0, first = 0;  // the chunk holding the current bin, its first bin
-    std::uint64_t len = s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail;
+    // The chunk's real bins are 0 and, for an even length, len/2: tracked as the chunk changes,
+    // so no division per bin.
+    const auto nyquist_of = [&](std::uint64_t len) { return len % 2 == 0 ? len / 2 : s.bins; };
+    std::uint64_t nyquist = nyquist_of(s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail);
     for (std::size_t j = 0; j < c.size; ++j) {
         const std::uint64_t g = c.bins[j];
         while (g >= first + s.bins) {
             ++chunk;
             first += s.bins;
-            len = chunk < s.chunks.full ? s.chunks.chunk : s.chunks.tail;
+            nyquist = nyquist_of(chunk < s.chunks.full ? s.chunks.chunk : s.chunks.tail);
         }
-        const bool real = is_real_bin(g - first, len);
+        const std::uint64_t k = g - first;
+        const bool real = k == 0 || k == nyquist;
         const std::uint32_t b = c.bits[j];
         bool take = b > cut.bits;
         if (b == cut.bits && ties > 0) {
             ties -= std::min<std::uint64_t>(ties, real ? 1 : 2);
             take = true;
         }
-        out.kept[kept] = g;
-        std::memcpy(out.values.data() + values, &c.values[j], sizeof(std::uint64_t));
-        kept += take ? 1 : 0;
-        values += take ? (real ? 1 : 2) : 0;
+        if (!take) continue;
+        float re_im[2];
+        std::memcpy(re_im, &c.values[j], sizeof(re_im));
+        out.kept.push_back(g);
+        out.values.push_back(re_im[0]);
+        if (!real) out.values.push_back(re_im[1]);
     }
-    out.kept.resize(kept);
-    out.values.resize(values);
 }
 
 }  // namespace
