@@ -136,14 +136,14 @@ bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor&
 // The candidates above the cut, and at it while weight is still owed, in bin order, with
 // their values.
 void keep(const SpectrumLayout& s, const Candidates& c, const WeightCut& cut, FftSelection& out) {
-    // Most candidates stay, so a branch on it predicts well, and the vectors are not
-    // zero-filled first as a resize would.
-    out.kept.clear();
-    out.values.clear();
-    out.kept.reserve(c.size);
-    out.values.reserve(2 * c.size);
+    out.kept = scratch_array_for_overwrite<std::uint64_t>(c.size + 1);
+    out.values = scratch_array_for_overwrite<float>(2 * c.size + 2);
+    std::uint64_t* kept = out.kept.get();
+    float* values = out.values.get();
+    std::size_t k_out = 0, v_out = 0;
     std::uint64_t ties = cut.ties;
-    std::uint64_t chunk = 0, first = 0;  // the chunk holding the current bin, its first bin
+    std::uint64_t first = 0;  // the first bin of the chunk holding the current bin
+    std::uint64_t next_chunk = s.chunks.full != 0 ? 1 : 0;
     // The chunk's real bins are 0 and, for an even length, len/2: tracked as the chunk changes,
     // so no division per bin.
     const auto nyquist_of = [&](std::uint64_t len) { return len % 2 == 0 ? len / 2 : s.bins; };
@@ -151,9 +151,8 @@ void keep(const SpectrumLayout& s, const Candidates& c, const WeightCut& cut, Ff
     for (std::size_t j = 0; j < c.size; ++j) {
         const std::uint64_t g = c.bins[j];
         while (g >= first + s.bins) {
-            ++chunk;
             first += s.bins;
-            nyquist = nyquist_of(chunk < s.chunks.full ? s.chunks.chunk : s.chunks.tail);
+            nyquist = nyquist_of(next_chunk++ < s.chunks.full ? s.chunks.chunk : s.chunks.tail);
         }
         const std::uint64_t k = g - first;
         const bool real = k == 0 || k == nyquist;
@@ -163,13 +162,14 @@ void keep(const SpectrumLayout& s, const Candidates& c, const WeightCut& cut, Ff
             ties -= std::min<std::uint64_t>(ties, real ? 1 : 2);
             take = true;
         }
-        if (!take) continue;
-        float re_im[2];
-        std::memcpy(re_im, &c.values[j], sizeof(re_im));
-        out.kept.push_back(g);
-        out.values.push_back(re_im[0]);
-        if (!real) out.values.push_back(re_im[1]);
+        // Written before it is known to stay (a real bin's Im is overwritten by the next bin).
+        kept[k_out] = g;
+        std::memcpy(values + v_out, &c.values[j], 2 * sizeof(float));
+        k_out += take ? 1 : 0;
+        v_out += take ? (real ? 1 : 2) : 0;
     }
+    out.kept_count = k_out;
+    out.value_count = v_out;
 }
 
 }  // namespace

@@ -15,10 +15,16 @@
 
 namespace gradcodec {
 
+// Uninitialised arrays, filled up to their counts: nothing is zero-filled first.
 struct FftSelection {
-    ScratchVector<std::uint64_t> kept;  // ascending bins
-    ScratchVector<float> values;        // Re, then Im unless the bin is real, per kept bin
-    float largest = 0;                  // largest_magnitude(x)
+    ScratchArray<std::uint64_t> kept;  // ascending bins
+    std::size_t kept_count = 0;
+    ScratchArray<float> values;  // Re, then Im unless the bin is real, per kept bin
+    std::size_t value_count = 0;
+    float largest = 0;  // largest_magnitude(x)
+
+    std::span<const std::uint64_t> kept_bins() const { return {kept.get(), kept_count}; }
+    std::span<const float> kept_values() const { return {values.get(), value_count}; }
 };
 
 // False when this path does not apply (too few chunks for a sample to pay) or the sample's

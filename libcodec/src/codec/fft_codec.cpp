@@ -110,8 +110,8 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
         const std::uint64_t target = kept_scalar_target(params.density, s.chunks.n);
         FftSelection selection;
         if (target < s.total_weight() && select_while_transforming(s, x, target, selection)) {
-            write_frequency_payload(params, meta, x, selection.largest, selection.kept,
-                                    s.bin_count(), selection.values, options, "FFT", out);
+            write_frequency_payload(params, meta, x, selection.largest, selection.kept_bins(),
+                                    s.bin_count(), selection.kept_values(), options, "FFT", out);
             return;
         }
     }
