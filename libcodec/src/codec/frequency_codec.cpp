@@ -1,9 +1,5 @@
 #include "codec/frequency_codec.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -15,6 +11,7 @@
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
+#include "common/magnitude_max.hpp"
 #include "common/scratch.hpp"
 #include "common/spec_params.hpp"
 #include "gradcodec/error.hpp"
@@ -69,39 +66,6 @@ namespace {
 // Parseval) or sqrt(2m)·max|x| (dct, sum of s_k·|Z_k| by Cauchy-Schwarz); quantizing a value
 // at most doubles it. Only when that bound comes near the dtype's largest value is the payload
 // decoded to check.
-// max |x| of finite values, as the largest magnitude bit pattern: an integer max, where a
-// float max with its NaN rules runs one value at a time. SSE2 has no unsigned 32-bit max, but
-// patterns with the sign bit clear compare the same as signed integers.
-float largest_magnitude_of(std::span<const float> x) {
-    std::size_t i = 0;
-    std::uint32_t m = 0;
-#if defined(__SSE2__)
-    // Four running maxima in registers (an array of them would live on the stack).
-    const __m128i magnitude = _mm_set1_epi32(0x7fffffff);
-    const auto running_max = [&](__m128i acc, const float* p) {
-        const __m128i v =
-            _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), magnitude);
-        const __m128i greater = _mm_cmpgt_epi32(v, acc);
-        return _mm_or_si128(_mm_and_si128(greater, v), _mm_andnot_si128(greater, acc));
-    };
-    __m128i a = _mm_setzero_si128(), b = a, c = a, d = a;
-    for (; i + 16 <= x.size(); i += 16) {
-        a = running_max(a, x.data() + i);
-        b = running_max(b, x.data() + i + 4);
-        c = running_max(c, x.data() + i + 8);
-        d = running_max(d, x.data() + i + 12);
-    }
-    alignas(16) std::array<std::uint32_t, 16> spill;
-    _mm_store_si128(reinterpret_cast<__m128i*>(spill.data()), a);
-    _mm_store_si128(reinterpret_cast<__m128i*>(spill.data() + 4), b);
-    _mm_store_si128(reinterpret_cast<__m128i*>(spill.data() + 8), c);
-    _mm_store_si128(reinterpret_cast<__m128i*>(spill.data() + 12), d);
-    for (const std::uint32_t lane : spill) m = std::max(m, lane);
-#endif
-    for (; i < x.size(); ++i) m = std::max(m, std::bit_cast<std::uint32_t>(x[i]) & 0x7fffffffu);
-    return std::bit_cast<float>(m);
-}
-
 void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x, float largest,
                                std::uint32_t chunk, std::span<const std::uint8_t> payload,
                                std::string_view transform) {
@@ -132,7 +96,7 @@ void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
 }  // namespace
 
 float largest_magnitude(std::span<const float> x) {
-    return largest_magnitude_of(x);
+    return std::bit_cast<float>(largest_magnitude_bits(x));
 }
 
 void write_frequency_payload(const FrequencyParams& params, const TensorMeta& meta,
@@ -148,8 +112,8 @@ void write_frequency_payload(const FrequencyParams& params, const TensorMeta& me
                              std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
                              std::span<const float> values, const EncodeOptions& options,
                              const char* transform, ByteOutput& out) {
-    for (const float v : values) {
-        if (std::isfinite(v)) continue;
+    // A pattern at or above infinity's: some coefficient is not finite.
+    if (largest_magnitude_bits(values) >= 0x7f800000u) {
         require_finite(meta, x);
         fail(ErrorKind::bad_input,
              meta.name + ": the " + transform +
