@@ -35,6 +35,8 @@ class BitWriter {
             count -= step;
         }
     }
+    // Room for `bytes` of output, when the caller knows the size: no regrowth on the way.
+    void reserve(std::size_t bytes) { bytes_.reserve(bytes + 8); }
     std::uint64_t bit_count() const { return 8 * std::uint64_t{bytes_.size()} + fill_; }
     ScratchVector<std::uint8_t> finish() {
         for (unsigned b = 0; b < fill_; b += 8)

@@ -77,12 +77,15 @@ struct RiceCosts {
 };
 RiceCosts rice_costs(std::span<const std::uint64_t> sorted);
 
-ScratchVector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r);
+// `bytes`, when known (from rice_costs), sizes the output once.
+ScratchVector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r,
+                                        std::size_t bytes = 0);
 void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r, PositionEmitter& out);
 // `parameters` holds each block's r as rice_costs chose it; when empty, they are found here.
 ScratchVector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
                                                unsigned log2_block,
-                                               std::span<const std::uint8_t> parameters = {});
+                                               std::span<const std::uint8_t> parameters = {},
+                                               std::size_t bytes = 0);
 void decode_rice_blocks(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned log2_block,
                         PositionEmitter& out);
 

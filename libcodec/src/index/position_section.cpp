@@ -96,11 +96,12 @@ ScratchVector<std::uint8_t> encode_data(PositionCoder coder, const PositionCosts
         case PositionCoder::bitmap:
             return encode_bitmap(sorted, n);
         case PositionCoder::rice_gaps:
-            return encode_rice(sorted, c.rice_parameter);
+            return encode_rice(sorted, c.rice_parameter, c.rice_gaps);
         case PositionCoder::elias_fano:
             return encode_elias_fano(sorted, n, c.elias_fano_low_bits);
         case PositionCoder::rice_blocks:
-            return encode_rice_blocks(sorted, c.rice_block_log2, c.rice_block_parameters);
+            return encode_rice_blocks(sorted, c.rice_block_log2, c.rice_block_parameters,
+                                      c.rice_blocks);
     }
     return {};
 }
