@@ -61,13 +61,16 @@ bool sampled_floor(const SpectrumLayout& s, const float* x, std::uint64_t target
     return false;
 }
 
+// Marks a real bin (DC or Nyquist) in a candidate's bin number, which is far below 2^63.
+constexpr std::uint64_t kRealBin = std::uint64_t{1} << 63;
+
 // The bins at or above the floor, ascending, with their patterns and values.
 struct Candidates {
     explicit Candidates(std::size_t capacity)
         : bins(scratch_array_for_overwrite<std::uint64_t>(capacity)),
           bits(scratch_array_for_overwrite<std::uint32_t>(capacity)),
           values(scratch_array_for_overwrite<std::uint64_t>(capacity)) {}
-    ScratchArray<std::uint64_t> bins;
+    ScratchArray<std::uint64_t> bins;  // kRealBin set on real bins
     ScratchArray<std::uint32_t> bits;
     ScratchArray<std::uint64_t> values;  // each bin's Re and Im, as stored in the spectrum
     std::size_t size = 0;
@@ -82,14 +85,23 @@ void add_candidates(const std::complex<float>* spectrum, std::uint64_t stride, c
     static const CompactPath path = fastest_compact_path();
     for (std::uint64_t c = 0; c < count; ++c) {
         const float* score = scores + c * bins;
+        const std::size_t start = out.size;
         out.size =
             append_candidates(path, {score, spectrum + c * stride, bins, first_bin + c * bins},
                               floor, {out.bins.get(), out.bits.get(), out.values.get()}, out.size);
+        // The real bins are the chunk's first and, for an even length, its last: when kept,
+        // the first and last candidates of the chunk.
         const std::uint32_t dc = magnitude_bits(score[0]);
-        if (dc >= floor) out.single_bits.push_back(dc);
+        if (dc >= floor) {
+            out.single_bits.push_back(dc);
+            out.bins[start] |= kRealBin;
+        }
         if (len % 2 == 0) {
             const std::uint32_t nyquist = magnitude_bits(score[len / 2]);
-            if (nyquist >= floor) out.single_bits.push_back(nyquist);
+            if (nyquist >= floor) {
+                out.single_bits.push_back(nyquist);
+                out.bins[out.size - 1] |= kRealBin;
+            }
         }
     }
 }
@@ -135,27 +147,16 @@ bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor&
 
 // The candidates above the cut, and at it while weight is still owed, in bin order, with
 // their values.
-void keep(const SpectrumLayout& s, const Candidates& c, const WeightCut& cut, FftSelection& out) {
+void keep(const Candidates& c, const WeightCut& cut, FftSelection& out) {
     out.kept = scratch_array_for_overwrite<std::uint64_t>(c.size + 1);
     out.values = scratch_array_for_overwrite<float>(2 * c.size + 2);
     std::uint64_t* kept = out.kept.get();
     float* values = out.values.get();
     std::size_t k_out = 0, v_out = 0;
     std::uint64_t ties = cut.ties;
-    std::uint64_t first = 0;  // the first bin of the chunk holding the current bin
-    std::uint64_t next_chunk = s.chunks.full != 0 ? 1 : 0;
-    // The chunk's real bins are 0 and, for an even length, len/2: tracked as the chunk changes,
-    // so no division per bin.
-    const auto nyquist_of = [&](std::uint64_t len) { return len % 2 == 0 ? len / 2 : s.bins; };
-    std::uint64_t nyquist = nyquist_of(s.chunks.full != 0 ? s.chunks.chunk : s.chunks.tail);
     for (std::size_t j = 0; j < c.size; ++j) {
-        const std::uint64_t g = c.bins[j];
-        while (g >= first + s.bins) {
-            first += s.bins;
-            nyquist = nyquist_of(next_chunk++ < s.chunks.full ? s.chunks.chunk : s.chunks.tail);
-        }
-        const std::uint64_t k = g - first;
-        const bool real = k == 0 || k == nyquist;
+        const std::uint64_t g = c.bins[j] & ~kRealBin;
+        const bool real = (c.bins[j] & kRealBin) != 0;
         const std::uint32_t b = c.bits[j];
         bool take = b > cut.bits;
         if (b == cut.bits && ties > 0) {
@@ -191,7 +192,7 @@ bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x
     if (weight < target) return false;
     const WeightCut cut = weighted_cut(std::span(candidates.bits.get(), candidates.size),
                                        candidates.single_bits, target);
-    keep(s, candidates, cut, out);
+    keep(candidates, cut, out);
     return true;
 }
 
