@@ -167,9 +167,7 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
     const SpectrumLayout s(ChunkLayout(n, h.chunk));
     ScratchVector<std::uint64_t> kept;
     decode_positions_into(r, s.bin_count(), kept);
-    std::uint64_t scalars = 0;
-    for (const std::uint64_t g : kept) scalars += s.is_real(g) ? 1 : 2;
-    ScratchVector<float> values(scalars);
+    ScratchVector<float> values(s.scalars_of(kept));
     decode_values(r, values);
     r.expect_end();
 
@@ -198,10 +196,7 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return describe_frequency_payload(
         meta, payload, "fft", [](const ChunkLayout& c) { return SpectrumLayout(c).bin_count(); },
         [](const ChunkLayout& c, std::span<const std::uint64_t> kept) {
-            const SpectrumLayout s(c);
-            std::uint64_t scalars = 0;
-            for (auto g : kept) scalars += s.is_real(g) ? 1 : 2;
-            return scalars;
+            return SpectrumLayout(c).scalars_of(kept);
         });
 }
 

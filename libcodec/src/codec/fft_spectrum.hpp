@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <span>
 
 #include "codec/frequency_codec.hpp"
 #include "common/scratch.hpp"
@@ -31,14 +32,23 @@ struct SpectrumLayout {
     }
     std::uint64_t storage() const { return chunks.full * stride + tail_bins; }
     std::uint64_t slot(std::uint64_t g) const { return g / bins * stride + g % bins; }
-    std::uint64_t length_of(std::uint64_t g) const {
-        return g / bins < chunks.full ? chunks.chunk : chunks.tail;
-    }
-    // DC and, for an even length, Nyquist bins are real: they carry one scalar, others two.
-    bool is_real(std::uint64_t g) const {
-        const std::uint64_t k = g % bins;
-        const std::uint64_t len = length_of(g);
-        return k == 0 || (len % 2 == 0 && k == len / 2);
+    // The scalars that the bins `kept` (ascending, below bin_count()) carry: one per real bin
+    // (DC and, for an even length, Nyquist), two per other. The chunk is followed as the bins
+    // ascend, so no division per bin.
+    std::uint64_t scalars_of(std::span<const std::uint64_t> kept) const {
+        const auto nyquist_of = [&](std::uint64_t len) { return len % 2 == 0 ? len / 2 : bins; };
+        std::uint64_t first = 0, next_chunk = chunks.full != 0 ? 1 : 0;
+        std::uint64_t nyquist = nyquist_of(chunks.full != 0 ? chunks.chunk : chunks.tail);
+        std::uint64_t scalars = 0;
+        for (const std::uint64_t g : kept) {
+            while (g >= first + bins) {
+                first += bins;
+                nyquist = nyquist_of(next_chunk++ < chunks.full ? chunks.chunk : chunks.tail);
+            }
+            const std::uint64_t k = g - first;
+            scalars += k == 0 || k == nyquist ? 1 : 2;
+        }
+        return scalars;
     }
     // The real bins, ascending.
     ScratchVector<std::uint64_t> real_bins() const {
