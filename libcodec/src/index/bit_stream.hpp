@@ -1,6 +1,7 @@
 #pragma once
 // Bit-level writing and bounds-checked reading for the position coders. Bit i of a stream is
 // bit (i mod 8) of byte i / 8 (least significant first); the last byte is zero-padded.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -13,53 +14,59 @@
 
 namespace gradcodec {
 
+// Writes into a zero-filled buffer with spare bytes at its end: each value is ORed into the
+// eight bytes at the write position, with no branch on word boundaries, and runs of zeros are
+// skipped over.
 class BitWriter {
   public:
     // v < 2^bits, bits <= 64.
     void put(std::uint64_t v, unsigned bits) {
-        if (bits == 0) return;
-        acc_ |= v << fill_;
-        if (fill_ + bits >= 64) {
-            flush_word();
-            const unsigned used = 64 - fill_;
-            acc_ = used < 64 ? v >> used : 0;
-            fill_ = fill_ + bits - 64;
-        } else {
-            fill_ += bits;
+        if (bits > kMaxOr) {  // in two halves, each within one 8-byte window
+            put(v & 0xffffffffu, 32);
+            put(v >> 32, bits - 32);
+            return;
         }
+        room_for(bits);
+        std::uint8_t* at = bytes_.data() + (position_ >> 3);
+        const unsigned shift = static_cast<unsigned>(position_ & 7);
+        if constexpr (std::endian::native == std::endian::little) {
+            std::uint64_t word;
+            std::memcpy(&word, at, 8);
+            word |= v << shift;
+            std::memcpy(at, &word, 8);
+        } else {
+            const std::uint64_t shifted = v << shift;
+            for (int b = 0; b < 8; ++b) at[b] |= static_cast<std::uint8_t>(shifted >> (8 * b));
+        }
+        position_ += bits;
     }
     void zeros(std::uint64_t count) {
-        while (count > 0) {
-            const unsigned step = count > 56 ? 56u : static_cast<unsigned>(count);
-            put(0, step);
-            count -= step;
-        }
+        room_for(count);
+        position_ += count;
     }
     // Room for `bytes` of output, when the caller knows the size: no regrowth on the way.
-    void reserve(std::size_t bytes) { bytes_.reserve(bytes + 8); }
-    std::uint64_t bit_count() const { return 8 * std::uint64_t{bytes_.size()} + fill_; }
+    void reserve(std::size_t bytes) {
+        if (bytes + kSpare > bytes_.size()) bytes_.resize(bytes + kSpare);
+    }
+    std::uint64_t bit_count() const { return position_; }
     ScratchVector<std::uint8_t> finish() {
-        for (unsigned b = 0; b < fill_; b += 8)
-            bytes_.push_back(static_cast<std::uint8_t>(acc_ >> b));
-        acc_ = 0;
-        fill_ = 0;
+        bytes_.resize(static_cast<std::size_t>((position_ + 7) / 8));
+        position_ = 0;
         return std::move(bytes_);
     }
 
   private:
-    void flush_word() {
-        const std::size_t at = bytes_.size();
-        bytes_.resize(at + 8);
-        std::uint8_t* out = bytes_.data() + at;
-        if constexpr (std::endian::native == std::endian::little) {
-            std::memcpy(out, &acc_, 8);
-        } else {
-            for (int b = 0; b < 8; ++b) out[b] = static_cast<std::uint8_t>(acc_ >> (8 * b));
+    static constexpr unsigned kMaxOr = 57;     // a value shifted by up to 7 fits 64 bits
+    static constexpr std::size_t kSpare = 16;  // bytes past the position an OR may touch
+    void room_for(std::uint64_t bits) {
+        const std::uint64_t need = (position_ + bits) / 8 + kSpare;
+        if (need > bytes_.size()) {
+            bytes_.resize(
+                static_cast<std::size_t>(std::max<std::uint64_t>(need, 2 * bytes_.size())));
         }
     }
-    ScratchVector<std::uint8_t> bytes_;
-    std::uint64_t acc_ = 0;
-    unsigned fill_ = 0;  // < 64
+    ScratchVector<std::uint8_t> bytes_;  // zero past position_
+    std::uint64_t position_ = 0;         // bits written
 };
 
 class BitReader {
