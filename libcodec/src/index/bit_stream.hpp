@@ -14,59 +14,93 @@
 
 namespace gradcodec {
 
-// Writes into a zero-filled buffer with spare bytes at its end: each value is ORed into the
-// eight bytes at the write position, with no branch on word boundaries, and runs of zeros are
-// skipped over.
+// Keeps the bits not yet in whole bytes in a register and stores all eight of its bytes after
+// every value, advancing by the bytes completed: no branch on word boundaries, and no load
+// of what the last store wrote.
 class BitWriter {
   public:
     // v < 2^bits, bits <= 64.
     void put(std::uint64_t v, unsigned bits) {
-        if (bits > kMaxOr) {  // in two halves, each within one 8-byte window
+        if (bits > kMaxPut) {  // in two halves, each within the register's free bits
             put(v & 0xffffffffu, 32);
             put(v >> 32, bits - 32);
             return;
         }
-        room_for(bits);
-        std::uint8_t* at = bytes_.data() + (position_ >> 3);
-        const unsigned shift = static_cast<unsigned>(position_ & 7);
+        if (at_ + kSpare > bytes_.size()) grow();
+        acc_ |= v << fill_;
+        fill_ += bits;  // <= 7 + 56
+        std::uint8_t* out = bytes_.data() + at_;
         if constexpr (std::endian::native == std::endian::little) {
-            std::uint64_t word;
-            std::memcpy(&word, at, 8);
-            word |= v << shift;
-            std::memcpy(at, &word, 8);
+            std::memcpy(out, &acc_, 8);
         } else {
-            const std::uint64_t shifted = v << shift;
-            for (int b = 0; b < 8; ++b) at[b] |= static_cast<std::uint8_t>(shifted >> (8 * b));
+            for (int b = 0; b < 8; ++b) out[b] = static_cast<std::uint8_t>(acc_ >> (8 * b));
         }
-        position_ += bits;
+        const unsigned whole = fill_ / 8;  // <= 7
+        at_ += whole;
+        acc_ >>= 8 * whole;
+        fill_ -= 8 * whole;
+    }
+    // The writer's state in a value of the caller's, which the compiler can keep in registers
+    // through a loop (stores through the byte buffer could otherwise alias the writer's
+    // members): open() makes room for `bytes` more, put_at() writes at most 56 bits, close()
+    // hands the state back.
+    struct Cursor {
+        std::uint8_t* out;
+        std::uint64_t acc;
+        unsigned fill;
+    };
+    Cursor open(std::size_t bytes) {
+        if (at_ + bytes + kSpare > bytes_.size())
+            bytes_.resize(std::max<std::size_t>(2 * bytes_.size(), at_ + bytes + kSpare));
+        return {bytes_.data() + at_, acc_, fill_};
+    }
+    static void put_at(Cursor& c, std::uint64_t v, unsigned bits) {
+        c.acc |= v << c.fill;
+        c.fill += bits;
+        if constexpr (std::endian::native == std::endian::little) {
+            std::memcpy(c.out, &c.acc, 8);
+        } else {
+            for (int b = 0; b < 8; ++b) c.out[b] = static_cast<std::uint8_t>(c.acc >> (8 * b));
+        }
+        const unsigned whole = c.fill / 8;
+        c.out += whole;
+        c.acc >>= 8 * whole;
+        c.fill -= 8 * whole;
+    }
+    void close(const Cursor& c) {
+        at_ = static_cast<std::size_t>(c.out - bytes_.data());
+        acc_ = c.acc;
+        fill_ = c.fill;
     }
     void zeros(std::uint64_t count) {
-        room_for(count);
-        position_ += count;
+        while (count > 0) {
+            const unsigned step = count > kMaxPut ? kMaxPut : static_cast<unsigned>(count);
+            put(0, step);
+            count -= step;
+        }
     }
     // Room for `bytes` of output, when the caller knows the size: no regrowth on the way.
     void reserve(std::size_t bytes) {
         if (bytes + kSpare > bytes_.size()) bytes_.resize(bytes + kSpare);
     }
-    std::uint64_t bit_count() const { return position_; }
+    std::uint64_t bit_count() const { return 8 * std::uint64_t{at_} + fill_; }
     ScratchVector<std::uint8_t> finish() {
-        bytes_.resize(static_cast<std::size_t>((position_ + 7) / 8));
-        position_ = 0;
+        put(0, 0);  // stores the register's bits, if nothing has yet
+        bytes_.resize(at_ + (fill_ + 7) / 8);
+        at_ = 0;
+        acc_ = 0;
+        fill_ = 0;
         return std::move(bytes_);
     }
 
   private:
-    static constexpr unsigned kMaxOr = 57;     // a value shifted by up to 7 fits 64 bits
-    static constexpr std::size_t kSpare = 16;  // bytes past the position an OR may touch
-    void room_for(std::uint64_t bits) {
-        const std::uint64_t need = (position_ + bits) / 8 + kSpare;
-        if (need > bytes_.size()) {
-            bytes_.resize(
-                static_cast<std::size_t>(std::max<std::uint64_t>(need, 2 * bytes_.size())));
-        }
-    }
-    ScratchVector<std::uint8_t> bytes_;  // zero past position_
-    std::uint64_t position_ = 0;         // bits written
+    static constexpr unsigned kMaxPut = 56;    // with up to 7 bits pending, fits 64
+    static constexpr std::size_t kSpare = 16;  // bytes from at_ that a store may touch
+    void grow() { bytes_.resize(std::max<std::size_t>(2 * bytes_.size(), at_ + kSpare + 64)); }
+    ScratchVector<std::uint8_t> bytes_;
+    std::size_t at_ = 0;  // bytes complete
+    std::uint64_t acc_ = 0;
+    unsigned fill_ = 0;  // bits pending in acc_, < 8 between calls
 };
 
 class BitReader {

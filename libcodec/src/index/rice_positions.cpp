@@ -129,17 +129,23 @@ ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, s
 void encode_range(BitWriter& w, std::span<const std::uint64_t> sorted, std::size_t begin,
                   std::size_t end, unsigned r) {
     const std::uint64_t low_mask = r == 0 ? 0 : (~0ull >> (64 - r));
+    // A code of at most 56 bits takes at most 7 bytes.
+    BitWriter::Cursor c = w.open(7 * (end - begin));
     for (std::size_t i = begin; i < end; ++i) {
         const std::uint64_t g = gap_at(sorted, i);
         const std::uint64_t q = g >> r;
         if (q + 1 + r <= 56) {  // the whole code in one write: q zeros, a one, the low bits
-            w.put(((g & low_mask) << (q + 1)) | (1ull << q), static_cast<unsigned>(q + 1 + r));
+            BitWriter::put_at(c, ((g & low_mask) << (q + 1)) | (1ull << q),
+                              static_cast<unsigned>(q + 1 + r));
             continue;
         }
+        w.close(c);
         w.zeros(q);
         w.put(1, 1);
         w.put(g & low_mask, r);
+        c = w.open(7 * (end - i));
     }
+    w.close(c);
 }
 
 // Decodes `count` codes with parameter r; `next` is the smallest position the next gap may
