@@ -13,6 +13,9 @@ Two denominators, both medians at the training runs' batch of 16 per rank, one t
   hook replaces in training (rank 0's wall and CPU time, gloo's threads included).
 
   PYTHONPATH=build/python bench/python_hook_overhead.py [--repeats 300]
+
+--work-only SPEC times only the hook's work on one bucket for that codec (no steps, no DDP
+processes): a quick, steadier figure for comparing two builds of the library.
 """
 import argparse
 import os
@@ -93,12 +96,21 @@ def hook_work(codec, bucket, spans):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=300)
+    parser.add_argument("--work-only", metavar="SPEC", help="time only the hook's work for SPEC")
     args = parser.parse_args()
     torch.set_num_threads(1)
     train = training_script()
     task = train.Digits(batch=train.DIGITS_BATCH, epochs=1, lr=0.05)  # the training runs' batch
     torch.manual_seed(0)
     model = task.model()
+    if args.work_only:
+        dense_step_of(model, task, 0)()  # one step, for a real gradient
+        bucket = torch.cat([p.grad.flatten() for p in model.parameters()]).contiguous()
+        ms, cpu_ms = median_ms(hook_work(gradcodec.Codec(args.work_only), bucket, [(0, bucket.numel())]),
+                               args.repeats)
+        print(f"`{args.work_only}`, one frame per bucket of {bucket.numel()}: hook work median {ms:.3f} ms "
+              f"(CPU {cpu_ms:.3f} ms), load average {os.getloadavg()[0]:.2f}")
+        return
     step_ms, step_cpu_ms = median_ms(dense_step_of(model, task, 0), args.repeats)
     ddp_ms, ddp_cpu_ms = ddp_step_ms(args.repeats)
     # One real gradient, flattened the way DDP's bucket holds it.

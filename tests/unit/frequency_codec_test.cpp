@@ -1,16 +1,21 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <numbers>
 #include <numeric>
 #include <random>
+#include <tuple>
 #include <vector>
 
+#include "codec/fft_candidates.hpp"
 #include "codec/frequency_codec.hpp"
 #include "codec/frequency_selection.hpp"
+#include "common/parallel.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 
@@ -253,6 +258,158 @@ TEST_CASE("a weighted selection agrees with a full ranking on random scores and 
         std::sort(want.begin(), want.end());
         INFO("trial " << trial);
         CHECK(select_by_weight(scores, singles, target) == want);
+    }
+}
+
+// The full ranking by score descending, ties by lower index, cut where the weight reaches
+// `target`; ascending indices.
+ScratchVector<std::uint64_t> ranked_prefix(const std::vector<float>& scores,
+                                           const std::vector<std::uint64_t>& singles,
+                                           std::uint64_t target) {
+    std::vector<std::uint64_t> order(scores.size());
+    std::iota(order.begin(), order.end(), 0);
+    const auto key = [&](std::uint64_t i) {
+        std::uint32_t b;
+        std::memcpy(&b, &scores[i], 4);
+        return b & 0x7fffffffu;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return key(a) > key(b); });
+    ScratchVector<std::uint64_t> want;
+    std::uint64_t weight = 0;
+    for (std::size_t i = 0; i < order.size() && weight < target; ++i) {
+        want.push_back(order[i]);
+        weight += std::binary_search(singles.begin(), singles.end(), order[i]) ? 1 : 2;
+    }
+    std::sort(want.begin(), want.end());
+    return want;
+}
+
+TEST_CASE("a weighted selection over large spectra agrees with a full ranking on any thread count",
+          "[fft]") {
+    // Sizes around the sampling threshold (2^16 scores), spectra with real bins every 129 as an
+    // FFT of chunks of 256 has, and scores that are continuous, coarse (runs of ties larger
+    // than any sample expects), or hold NaN, which ranks first.
+    std::mt19937 rng(29);
+    std::student_t_distribution<float> heavy(3.0f);
+    for (const std::size_t size : {std::size_t{40000}, std::size_t{65536}, std::size_t{150001}}) {
+        std::vector<std::uint64_t> singles;
+        for (std::uint64_t i = 0; i < size; i += 129) {
+            singles.push_back(i);
+            if (i + 128 < size) singles.push_back(i + 128);
+        }
+        const std::uint64_t total = 2 * size - singles.size();
+        for (int kind = 0; kind < 3; ++kind) {
+            std::vector<float> scores(size);
+            for (auto& v : scores) {
+                const float h = heavy(rng);
+                v = kind == 1 ? static_cast<float>(rng() % 5) : h * h;
+            }
+            if (kind == 2) {
+                for (int j = 0; j < 20; ++j) scores[rng() % size] = std::nanf("");
+            }
+            for (const double fraction : {0.0001, 0.01, 0.15, 0.5, 0.97}) {
+                const auto target = std::max<std::uint64_t>(
+                    1, static_cast<std::uint64_t>(fraction * static_cast<double>(total)));
+                const ScratchVector<std::uint64_t> want = ranked_prefix(scores, singles, target);
+                for (const unsigned threads : {1u, 4u}) {
+                    const ThreadScope scope(threads);
+                    INFO("size " << size << " kind " << kind << " fraction " << fraction
+                                 << " threads " << threads);
+                    CHECK(select_by_weight(scores, singles, target) == want);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("the largest magnitude is the largest pattern with the sign cleared, NaN included",
+          "[fft]") {
+    std::mt19937 rng(5);
+    for (const std::size_t size : {0, 1, 15, 16, 17, 33, 1000}) {
+        std::vector<float> x(size);
+        for (auto& v : x)
+            v = std::ldexp(static_cast<float>(rng() % 1000) - 500.0f, -(int)(rng() % 40));
+        for (int special = 0; special < 4; ++special) {
+            if (size > 0 && special == 1) x[rng() % size] = -std::numeric_limits<float>::infinity();
+            if (size > 0 && special == 2) x[rng() % size] = -std::nanf("");
+            if (size > 0 && special == 3) x[size - 1] = -1e30f;
+            std::uint32_t want = 0;
+            for (const float v : x)
+                want = std::max(want, std::bit_cast<std::uint32_t>(v) & 0x7fffffffu);
+            INFO("size " << size << " special " << special);
+            CHECK(std::bit_cast<std::uint32_t>(largest_magnitude(x)) == want);
+        }
+    }
+}
+
+TEST_CASE("fft selecting while it transforms writes the bytes of the whole-spectrum path",
+          "[fft]") {
+    // One thread selects during the transform from a sampled floor; four threads rank the
+    // whole spectrum. Inputs: noise; steps (spectra full of exact zeros and equal bins, more
+    // ties than a sample expects); noise with a few loud chunks a sample may miss.
+    std::mt19937 rng(41);
+    std::student_t_distribution<float> heavy(3.0f);
+    struct Case {
+        std::uint32_t chunk;
+        std::size_t n;
+    };
+    for (const Case c : {Case{256, 300037}, Case{255, 261200}, Case{16, 17000}}) {
+        for (int kind = 0; kind < 3; ++kind) {
+            std::vector<float> x(c.n);
+            for (std::size_t i = 0; i < c.n; ++i) {
+                x[i] = kind == 1 ? static_cast<float>((i / 40) % 3) : 1e-3f * heavy(rng);
+            }
+            if (kind == 2) {
+                for (std::size_t i = 0; i < c.n; i += 37 * c.chunk + 5) x[i] *= 1e4f;
+            }
+            const TensorMeta meta{"t", DType::f32, {c.n}};
+            for (const char* density : {"0.0005", "0.15", "0.7"}) {
+                const std::string spec =
+                    "fft:chunk=" + std::to_string(c.chunk) + ",density=" + density;
+                INFO(spec << " kind " << kind);
+                const auto encode_on = [&](unsigned threads) {
+                    return encode_tensor(parse_codec_spec(spec), meta,
+                                         std::as_bytes(std::span<const float>(x)),
+                                         EncodeOptions{false, threads})
+                        .payload;
+                };
+                CHECK(encode_on(1) == encode_on(4));
+            }
+        }
+    }
+}
+
+TEST_CASE("the AVX-512 candidate compaction keeps what the portable one keeps", "[fft]") {
+    if (!cpu_supports(CompactPath::avx512)) SUCCEED("no AVX-512 here");
+    std::mt19937 rng(3);
+    for (const std::size_t count :
+         {std::size_t{0}, std::size_t{5}, std::size_t{16}, std::size_t{129}, std::size_t{1000}}) {
+        std::vector<float> scores(count);
+        std::vector<std::complex<float>> spectrum(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            scores[k] = static_cast<float>(rng() % 100);
+            if (rng() % 50 == 0) scores[k] = std::nanf("");
+            spectrum[k] = {static_cast<float>(rng()), -static_cast<float>(rng())};
+        }
+        for (const float floor : {0.0f, 50.0f, 99.0f, 1000.0f}) {
+            const auto run = [&](CompactPath path) {
+                const std::size_t room = count + 5 + kCompactSlack;
+                std::vector<std::uint64_t> bins(room, 7), values(room, 7);
+                std::vector<std::uint32_t> bits(room, 7);
+                const std::size_t size =
+                    append_candidates(path, {scores.data(), spectrum.data(), count, 1000},
+                                      std::bit_cast<std::uint32_t>(floor),
+                                      {bins.data(), bits.data(), values.data()}, 5);
+                bins.resize(size);
+                values.resize(size);
+                bits.resize(size);
+                return std::tuple(bins, bits, values);
+            };
+            INFO("count " << count << " floor " << floor);
+            const auto portable = run(CompactPath::portable);
+            CHECK(std::get<0>(portable).size() >= 5);
+            if (cpu_supports(CompactPath::avx512)) CHECK(run(CompactPath::avx512) == portable);
+        }
     }
 }
 

@@ -1,10 +1,6 @@
 // fft: SuperNeurons' sparsification in the frequency domain. Each chunk of the tensor goes
 // through a real-to-complex FFT; the bins of largest magnitude across all chunks are kept
 // until they carry about density·n real scalars; decode zero-fills the rest and inverts.
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -13,6 +9,8 @@
 #include <string>
 
 #include "codec/codec_def.hpp"
+#include "codec/fft_candidates.hpp"
+#include "codec/fft_spectrum.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/frequency_codec.hpp"
 #include "codec/group_codecs.hpp"
@@ -24,70 +22,6 @@
 
 namespace gradcodec {
 namespace {
-
-// Where each bin of a chunked spectrum lives. Bins are numbered densely across chunks
-// (bin g is bin g mod bins of chunk g div bins) for positions; in memory each full chunk
-// starts at an even stride so every chunk stays 16-byte aligned for FFTW.
-struct SpectrumLayout {
-    explicit SpectrumLayout(const ChunkLayout& c)
-        : chunks(c),
-          bins(r2c_bins(c.chunk)),
-          stride(bins + (bins & 1)),
-          tail_bins(c.tail != 0 ? r2c_bins(c.tail) : 0) {}
-
-    std::uint64_t bin_count() const { return chunks.full * bins + tail_bins; }
-    std::uint64_t storage() const { return chunks.full * stride + tail_bins; }
-    std::uint64_t slot(std::uint64_t g) const { return g / bins * stride + g % bins; }
-    std::uint64_t length_of(std::uint64_t g) const {
-        return g / bins < chunks.full ? chunks.chunk : chunks.tail;
-    }
-    // DC and, for an even length, Nyquist bins are real: they carry one scalar, others two.
-    bool is_real(std::uint64_t g) const {
-        const std::uint64_t k = g % bins;
-        const std::uint64_t len = length_of(g);
-        return k == 0 || (len % 2 == 0 && k == len / 2);
-    }
-    // The real bins, ascending.
-    ScratchVector<std::uint64_t> real_bins() const {
-        ScratchVector<std::uint64_t> out;
-        const auto add = [&](std::uint64_t first, std::uint64_t len) {
-            out.push_back(first);
-            if (len % 2 == 0) out.push_back(first + len / 2);
-        };
-        out.reserve(2 * (chunks.full + 1));
-        for (std::uint64_t c = 0; c < chunks.full; ++c) add(c * bins, chunks.chunk);
-        if (chunks.tail != 0) add(chunks.full * bins, chunks.tail);
-        return out;
-    }
-
-    ChunkLayout chunks;
-    std::uint64_t bins;
-    std::uint64_t stride;
-    std::uint64_t tail_bins;
-};
-
-// Squared magnitudes of `bins` bins, times `scale`. -O2 does not vectorise this loop (its
-// trip count is not a multiple of the vector width), so SSE does four bins at a time.
-void score_chunk(const std::complex<float>* spectrum, std::uint64_t bins, float scale,
-                 float* scores) {
-    const auto* p = reinterpret_cast<const float*>(spectrum);
-    std::uint64_t k = 0;
-#if defined(__SSE2__)
-    const __m128 s = _mm_set1_ps(scale);
-    for (; k + 4 <= bins; k += 4) {
-        const __m128 a = _mm_loadu_ps(p + 2 * k);      // re0 im0 re1 im1
-        const __m128 b = _mm_loadu_ps(p + 2 * k + 4);  // re2 im2 re3 im3
-        const __m128 a2 = _mm_mul_ps(a, a);
-        const __m128 b2 = _mm_mul_ps(b, b);
-        const __m128 re = _mm_shuffle_ps(a2, b2, _MM_SHUFFLE(2, 0, 2, 0));
-        const __m128 im = _mm_shuffle_ps(a2, b2, _MM_SHUFFLE(3, 1, 3, 1));
-        _mm_storeu_ps(scores + k, _mm_mul_ps(_mm_add_ps(re, im), s));
-    }
-#endif
-    for (; k < bins; ++k) {
-        scores[k] = (p[2 * k] * p[2 * k] + p[2 * k + 1] * p[2 * k + 1]) * scale;
-    }
-}
 
 // `count` chunks of `bins` bins, `stride` bins apart.
 void score_bins(const std::complex<float>* spectrum, std::uint64_t stride, std::uint64_t bins,
@@ -172,6 +106,15 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
     // The estimating selectors may not rank NaN first, so they get the explicit check.
     if (params.selector != FrequencySelector::topk) require_finite(meta, x);
     const SpectrumLayout s(ChunkLayout(x.size(), params.chunk));
+    if (params.selector == FrequencySelector::topk && codec_threads() <= 1) {
+        const std::uint64_t target = kept_scalar_target(params.density, s.chunks.n);
+        FftSelection selection;
+        if (target < s.total_weight() && select_while_transforming(s, x, target, selection)) {
+            write_frequency_payload(params, meta, x, selection.largest, selection.kept_bins(),
+                                    s.bin_count(), selection.kept_values(), options, "FFT", out);
+            return;
+        }
+    }
     AlignedArray<std::complex<float>> spectrum(s.storage());
     AlignedArray<float> scores(s.bin_count());
     const float largest = transform_and_score(s, x.data(), spectrum.data(), scores.data());
@@ -224,9 +167,7 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
     const SpectrumLayout s(ChunkLayout(n, h.chunk));
     ScratchVector<std::uint64_t> kept;
     decode_positions_into(r, s.bin_count(), kept);
-    std::uint64_t scalars = 0;
-    for (const std::uint64_t g : kept) scalars += s.is_real(g) ? 1 : 2;
-    ScratchVector<float> values(scalars);
+    ScratchVector<float> values(s.scalars_of(kept));
     decode_values(r, values);
     r.expect_end();
 
@@ -255,10 +196,7 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return describe_frequency_payload(
         meta, payload, "fft", [](const ChunkLayout& c) { return SpectrumLayout(c).bin_count(); },
         [](const ChunkLayout& c, std::span<const std::uint64_t> kept) {
-            const SpectrumLayout s(c);
-            std::uint64_t scalars = 0;
-            for (auto g : kept) scalars += s.is_real(g) ? 1 : 2;
-            return scalars;
+            return SpectrumLayout(c).scalars_of(kept);
         });
 }
 

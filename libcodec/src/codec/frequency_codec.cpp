@@ -11,6 +11,7 @@
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
+#include "common/magnitude_max.hpp"
 #include "common/scratch.hpp"
 #include "common/spec_params.hpp"
 #include "gradcodec/error.hpp"
@@ -65,22 +66,6 @@ namespace {
 // Parseval) or sqrt(2m)·max|x| (dct, sum of s_k·|Z_k| by Cauchy-Schwarz); quantizing a value
 // at most doubles it. Only when that bound comes near the dtype's largest value is the payload
 // decoded to check.
-// max |x| of finite values, as the largest magnitude bit pattern: an integer max in 16
-// running lanes vectorises, where a float max with its NaN rules runs one value at a time.
-float largest_magnitude_of(std::span<const float> x) {
-    constexpr std::size_t kLanes = 16;
-    std::array<std::uint32_t, kLanes> lanes{};
-    std::size_t i = 0;
-    for (; i + kLanes <= x.size(); i += kLanes) {
-        for (std::size_t k = 0; k < kLanes; ++k)
-            lanes[k] = std::max(lanes[k], std::bit_cast<std::uint32_t>(x[i + k]) & 0x7fffffffu);
-    }
-    std::uint32_t m = 0;
-    for (; i < x.size(); ++i) m = std::max(m, std::bit_cast<std::uint32_t>(x[i]) & 0x7fffffffu);
-    for (const std::uint32_t lane : lanes) m = std::max(m, lane);
-    return std::bit_cast<float>(m);
-}
-
 void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x, float largest,
                                std::uint32_t chunk, std::span<const std::uint8_t> payload,
                                std::string_view transform) {
@@ -111,7 +96,7 @@ void check_reconstruction_fits(const TensorMeta& meta, std::span<const float> x,
 }  // namespace
 
 float largest_magnitude(std::span<const float> x) {
-    return largest_magnitude_of(x);
+    return std::bit_cast<float>(largest_magnitude_bits(x));
 }
 
 void write_frequency_payload(const FrequencyParams& params, const TensorMeta& meta,
@@ -127,8 +112,8 @@ void write_frequency_payload(const FrequencyParams& params, const TensorMeta& me
                              std::span<const std::uint64_t> kept, std::uint64_t coefficient_count,
                              std::span<const float> values, const EncodeOptions& options,
                              const char* transform, ByteOutput& out) {
-    for (const float v : values) {
-        if (std::isfinite(v)) continue;
+    // A pattern at or above infinity's: some coefficient is not finite.
+    if (largest_magnitude_bits(values) >= 0x7f800000u) {
         require_finite(meta, x);
         fail(ErrorKind::bad_input,
              meta.name + ": the " + transform +

@@ -1,6 +1,7 @@
 #pragma once
 // Bit-level writing and bounds-checked reading for the position coders. Bit i of a stream is
 // bit (i mod 8) of byte i / 8 (least significant first); the last byte is zero-padded.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -13,51 +14,93 @@
 
 namespace gradcodec {
 
+// Keeps the bits not yet in whole bytes in a register and stores all eight of its bytes after
+// every value, advancing by the bytes completed: no branch on word boundaries, and no load
+// of what the last store wrote.
 class BitWriter {
   public:
     // v < 2^bits, bits <= 64.
     void put(std::uint64_t v, unsigned bits) {
-        if (bits == 0) return;
-        acc_ |= v << fill_;
-        if (fill_ + bits >= 64) {
-            flush_word();
-            const unsigned used = 64 - fill_;
-            acc_ = used < 64 ? v >> used : 0;
-            fill_ = fill_ + bits - 64;
-        } else {
-            fill_ += bits;
+        if (bits > kMaxPut) {  // in two halves, each within the register's free bits
+            put(v & 0xffffffffu, 32);
+            put(v >> 32, bits - 32);
+            return;
         }
+        if (at_ + kSpare > bytes_.size()) grow();
+        acc_ |= v << fill_;
+        fill_ += bits;  // <= 7 + 56
+        std::uint8_t* out = bytes_.data() + at_;
+        if constexpr (std::endian::native == std::endian::little) {
+            std::memcpy(out, &acc_, 8);
+        } else {
+            for (int b = 0; b < 8; ++b) out[b] = static_cast<std::uint8_t>(acc_ >> (8 * b));
+        }
+        const unsigned whole = fill_ / 8;  // <= 7
+        at_ += whole;
+        acc_ >>= 8 * whole;
+        fill_ -= 8 * whole;
+    }
+    // The writer's state in a value of the caller's, which the compiler can keep in registers
+    // through a loop (stores through the byte buffer could otherwise alias the writer's
+    // members): open() makes room for `bytes` more, put_at() writes at most 56 bits, close()
+    // hands the state back.
+    struct Cursor {
+        std::uint8_t* out;
+        std::uint64_t acc;
+        unsigned fill;
+    };
+    Cursor open(std::size_t bytes) {
+        if (at_ + bytes + kSpare > bytes_.size())
+            bytes_.resize(std::max<std::size_t>(2 * bytes_.size(), at_ + bytes + kSpare));
+        return {bytes_.data() + at_, acc_, fill_};
+    }
+    static void put_at(Cursor& c, std::uint64_t v, unsigned bits) {
+        c.acc |= v << c.fill;
+        c.fill += bits;
+        if constexpr (std::endian::native == std::endian::little) {
+            std::memcpy(c.out, &c.acc, 8);
+        } else {
+            for (int b = 0; b < 8; ++b) c.out[b] = static_cast<std::uint8_t>(c.acc >> (8 * b));
+        }
+        const unsigned whole = c.fill / 8;
+        c.out += whole;
+        c.acc >>= 8 * whole;
+        c.fill -= 8 * whole;
+    }
+    void close(const Cursor& c) {
+        at_ = static_cast<std::size_t>(c.out - bytes_.data());
+        acc_ = c.acc;
+        fill_ = c.fill;
     }
     void zeros(std::uint64_t count) {
         while (count > 0) {
-            const unsigned step = count > 56 ? 56u : static_cast<unsigned>(count);
+            const unsigned step = count > kMaxPut ? kMaxPut : static_cast<unsigned>(count);
             put(0, step);
             count -= step;
         }
     }
-    std::uint64_t bit_count() const { return 8 * std::uint64_t{bytes_.size()} + fill_; }
+    // Room for `bytes` of output, when the caller knows the size: no regrowth on the way.
+    void reserve(std::size_t bytes) {
+        if (bytes + kSpare > bytes_.size()) bytes_.resize(bytes + kSpare);
+    }
+    std::uint64_t bit_count() const { return 8 * std::uint64_t{at_} + fill_; }
     ScratchVector<std::uint8_t> finish() {
-        for (unsigned b = 0; b < fill_; b += 8)
-            bytes_.push_back(static_cast<std::uint8_t>(acc_ >> b));
+        put(0, 0);  // stores the register's bits, if nothing has yet
+        bytes_.resize(at_ + (fill_ + 7) / 8);
+        at_ = 0;
         acc_ = 0;
         fill_ = 0;
         return std::move(bytes_);
     }
 
   private:
-    void flush_word() {
-        const std::size_t at = bytes_.size();
-        bytes_.resize(at + 8);
-        std::uint8_t* out = bytes_.data() + at;
-        if constexpr (std::endian::native == std::endian::little) {
-            std::memcpy(out, &acc_, 8);
-        } else {
-            for (int b = 0; b < 8; ++b) out[b] = static_cast<std::uint8_t>(acc_ >> (8 * b));
-        }
-    }
+    static constexpr unsigned kMaxPut = 56;    // with up to 7 bits pending, fits 64
+    static constexpr std::size_t kSpare = 16;  // bytes from at_ that a store may touch
+    void grow() { bytes_.resize(std::max<std::size_t>(2 * bytes_.size(), at_ + kSpare + 64)); }
     ScratchVector<std::uint8_t> bytes_;
+    std::size_t at_ = 0;  // bytes complete
     std::uint64_t acc_ = 0;
-    unsigned fill_ = 0;  // < 64
+    unsigned fill_ = 0;  // bits pending in acc_, < 8 between calls
 };
 
 class BitReader {

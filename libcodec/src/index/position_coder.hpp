@@ -33,6 +33,7 @@ struct PositionCosts {
     unsigned rice_parameter = 0;
     unsigned elias_fano_low_bits = 0;
     unsigned rice_block_log2 = 0;
+    ScratchVector<std::uint8_t> rice_block_parameters;  // each block's r at rice_block_log2
     PositionCoder best = PositionCoder::bitmap;  // smallest written coder; ties to the lower id
 };
 

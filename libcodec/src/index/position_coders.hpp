@@ -66,19 +66,26 @@ struct RiceChoice {
     std::uint64_t bits;
 };
 
-// Exact data bits of the best single-parameter code and of the best blocked code.
+// Exact data bits of the best single-parameter code and of the best blocked code, with each
+// block's parameter in the best blocked code, so that encoding it need not find them again.
 struct RiceCosts {
     unsigned parameter = 0;
     std::uint64_t bits = 0;
     unsigned block_log2 = kRiceBlockLog2Min;
     std::uint64_t block_bits = 0;
+    ScratchVector<std::uint8_t> block_parameters;
 };
 RiceCosts rice_costs(std::span<const std::uint64_t> sorted);
 
-ScratchVector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r);
+// `bytes`, when known (from rice_costs), sizes the output once.
+ScratchVector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r,
+                                        std::size_t bytes = 0);
 void decode_rice(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned r, PositionEmitter& out);
+// `parameters` holds each block's r as rice_costs chose it; when empty, they are found here.
 ScratchVector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> sorted,
-                                               unsigned log2_block);
+                                               unsigned log2_block,
+                                               std::span<const std::uint8_t> parameters = {},
+                                               std::size_t bytes = 0);
 void decode_rice_blocks(BitReader& in, std::uint64_t n, std::uint64_t k, unsigned log2_block,
                         PositionEmitter& out);
 

@@ -1,6 +1,7 @@
 // The position section: header (coder, k, parameter, data length) and the choice of coder.
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "common/scratch.hpp"
 #include "index/position_coder.hpp"
@@ -95,11 +96,12 @@ ScratchVector<std::uint8_t> encode_data(PositionCoder coder, const PositionCosts
         case PositionCoder::bitmap:
             return encode_bitmap(sorted, n);
         case PositionCoder::rice_gaps:
-            return encode_rice(sorted, c.rice_parameter);
+            return encode_rice(sorted, c.rice_parameter, c.rice_gaps);
         case PositionCoder::elias_fano:
             return encode_elias_fano(sorted, n, c.elias_fano_low_bits);
         case PositionCoder::rice_blocks:
-            return encode_rice_blocks(sorted, c.rice_block_log2);
+            return encode_rice_blocks(sorted, c.rice_block_log2, c.rice_block_parameters,
+                                      c.rice_blocks);
     }
     return {};
 }
@@ -110,12 +112,13 @@ PositionCosts position_costs(std::span<const std::uint64_t> sorted, std::uint64_
     PositionCosts c;
     const std::uint64_t k = sorted.size();
     c.bitmap = bitmap_data_bytes(n);
-    const RiceCosts rice = rice_costs(sorted);
+    RiceCosts rice = rice_costs(sorted);
     c.rice_parameter = rice.parameter;
     c.rice_gaps = bytes_for_bits(rice.bits);
     c.elias_fano_low_bits = best_elias_fano_low_bits(n, k);
     c.elias_fano = bytes_for_bits(elias_fano_data_bits(n, k, c.elias_fano_low_bits));
     c.rice_block_log2 = rice.block_log2;
+    c.rice_block_parameters = std::move(rice.block_parameters);
     c.rice_blocks = bytes_for_bits(rice.block_bits);
     c.best = PositionCoder::bitmap;
     std::uint64_t best = c.bitmap;

@@ -10,6 +10,7 @@
 #include "common/bit_pack.hpp"
 #include "common/float_values.hpp"
 #include "common/huge_pages.hpp"
+#include "common/magnitude_max.hpp"
 #include "common/parallel.hpp"
 #include "common/scratch.hpp"
 #include "quant/mantissa_choice.hpp"
@@ -32,26 +33,6 @@ std::string format_float(double v) {
     s.precision(9);
     s << v;
     return s.str();
-}
-
-// The largest magnitude's bit pattern; >= kInfinityBits means some value is not finite.
-// An integer max over the masked patterns, in 16 running maxima: a shape GCC vectorises at
-// -O2, unlike a float max with its NaN rules or a single running maximum.
-std::uint32_t max_magnitude_bits_serial(std::span<const float> values) {
-    constexpr std::size_t kLanes = 16;
-    std::array<std::uint32_t, kLanes> lanes{};
-    const float* v = values.data();
-    const std::size_t n = values.size();
-    std::size_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-        for (std::size_t k = 0; k < kLanes; ++k) {
-            lanes[k] = std::max(lanes[k], std::bit_cast<std::uint32_t>(v[i + k]) & kMagnitudeMask);
-        }
-    }
-    std::uint32_t m = 0;
-    for (; i < n; ++i) m = std::max(m, std::bit_cast<std::uint32_t>(v[i]) & kMagnitudeMask);
-    for (const std::uint32_t lane : lanes) m = std::max(m, lane);
-    return m;
 }
 
 struct Exception {
@@ -110,7 +91,7 @@ void unpack_codes_serial(const RangeLadder& ladder, const std::uint8_t* src, std
 std::uint32_t max_magnitude_bits(std::span<const float> values) {
     ScratchVector<std::uint32_t> maxima(piece_count(values.size(), kPiece));
     parallel_pieces(values.size(), kPiece, [&](std::size_t first, std::size_t size) {
-        maxima[first / kPiece] = max_magnitude_bits_serial(values.subspan(first, size));
+        maxima[first / kPiece] = largest_magnitude_bits(values.subspan(first, size));
     });
     return maxima.empty() ? 0 : *std::max_element(maxima.begin(), maxima.end());
 }

@@ -1,0 +1,199 @@
+#include "codec/fft_candidates.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "select/selection.hpp"
+#include "select/weighted_prefix.hpp"
+#include "transform/aligned_array.hpp"
+#include "transform/fft_backend.hpp"
+
+namespace gradcodec {
+namespace {
+
+// Below this many full chunks the sample would cost a large share of the transform, and the
+// whole spectrum fits in cache anyway.
+constexpr std::uint64_t kFromChunks = 1024;
+constexpr std::uint64_t kSampleChunks = 64;
+constexpr unsigned kTopShift = 20;  // the floor is set on the top 11 bits of a pattern
+constexpr std::size_t kTopBuckets = std::size_t{1} << 11;
+constexpr std::uint64_t kBlockValues = std::uint64_t{1} << 14;
+
+struct Floor {
+    std::uint32_t bits;
+    std::uint64_t cap;  // more candidates than this: the floor is judged too low
+};
+
+// Transforms kSampleChunks evenly spaced chunks and sets the floor where their weight, scaled
+// to the tensor, reaches a sixth more than `target`.
+bool sampled_floor(const SpectrumLayout& s, const float* x, std::uint64_t target, Floor& floor) {
+    const ChunkLayout& c = s.chunks;
+    const FftBackend& fft = default_fft_backend();
+    AlignedArray<std::complex<float>> spectrum(s.stride);
+    AlignedArray<float> scores(s.bins);
+    std::array<std::uint64_t, kTopBuckets> weights{}, counts{};
+    for (std::uint64_t j = 0; j < kSampleChunks; ++j) {
+        const std::uint64_t chunk = j * (c.full - 1) / (kSampleChunks - 1);
+        fft.forward_r2c({c.chunk, 1, c.chunk, s.stride}, x + chunk * c.chunk, spectrum.data());
+        score_chunk(spectrum.data(), s.bins, 1.0f, scores.data());
+        for (std::uint64_t k = 0; k < s.bins; ++k) {
+            const std::uint32_t digit = magnitude_bits(scores[k]) >> kTopShift;
+            weights[digit] += k == 0 || 2 * k == c.chunk ? 1 : 2;
+            counts[digit] += 1;
+        }
+    }
+    const double sampled_bins = static_cast<double>(kSampleChunks * s.bins);
+    const double scale = static_cast<double>(s.bin_count()) / sampled_bins;
+    const double need = 1.16 * static_cast<double>(target) / scale + 64.0;
+    std::uint64_t weight = 0, count = 0;
+    for (std::size_t b = kTopBuckets; b-- > 0;) {
+        weight += weights[b];
+        count += counts[b];
+        if (static_cast<double>(weight) >= need) {
+            const auto expected = static_cast<std::uint64_t>(static_cast<double>(count) * scale);
+            floor = {static_cast<std::uint32_t>(b) << kTopShift, 2 * expected + 4096};
+            return true;
+        }
+    }
+    return false;
+}
+
+// Marks a real bin (DC or Nyquist) in a candidate's bin number, which is far below 2^63.
+constexpr std::uint64_t kRealBin = std::uint64_t{1} << 63;
+
+// The bins at or above the floor, ascending, with their patterns and values.
+struct Candidates {
+    explicit Candidates(std::size_t capacity)
+        : bins(scratch_array_for_overwrite<std::uint64_t>(capacity)),
+          bits(scratch_array_for_overwrite<std::uint32_t>(capacity)),
+          values(scratch_array_for_overwrite<std::uint64_t>(capacity)) {}
+    ScratchArray<std::uint64_t> bins;  // kRealBin set on real bins
+    ScratchArray<std::uint32_t> bits;
+    ScratchArray<std::uint64_t> values;  // each bin's Re and Im, as stored in the spectrum
+    std::size_t size = 0;
+    ScratchVector<std::uint32_t> single_bits;  // of the real bins among them
+};
+
+// Adds the candidates of `count` chunks of `len` values whose spectra and scores are given,
+// the first chunk's first bin being `first_bin`.
+void add_candidates(const std::complex<float>* spectrum, std::uint64_t stride, const float* scores,
+                    std::uint64_t bins, std::uint64_t count, std::uint64_t len,
+                    std::uint64_t first_bin, std::uint32_t floor, Candidates& out) {
+    static const CompactPath path = fastest_compact_path();
+    for (std::uint64_t c = 0; c < count; ++c) {
+        const float* score = scores + c * bins;
+        const std::size_t start = out.size;
+        out.size =
+            append_candidates(path, {score, spectrum + c * stride, bins, first_bin + c * bins},
+                              floor, {out.bins.get(), out.bits.get(), out.values.get()}, out.size);
+        // The real bins are the chunk's first and, for an even length, its last: when kept,
+        // the first and last candidates of the chunk.
+        const std::uint32_t dc = magnitude_bits(score[0]);
+        if (dc >= floor) {
+            out.single_bits.push_back(dc);
+            out.bins[start] |= kRealBin;
+        }
+        if (len % 2 == 0) {
+            const std::uint32_t nyquist = magnitude_bits(score[len / 2]);
+            if (nyquist >= floor) {
+                out.single_bits.push_back(nyquist);
+                out.bins[out.size - 1] |= kRealBin;
+            }
+        }
+    }
+}
+
+// Transforms every chunk, a block at a time, and keeps the candidates; false as soon as they
+// outnumber the floor's cap.
+bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor& floor,
+                           Candidates& out, float& largest) {
+    const ChunkLayout& c = s.chunks;
+    const FftBackend& fft = default_fft_backend();
+    const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    AlignedArray<std::complex<float>> spectrum(per_block * s.stride);
+    AlignedArray<float> scores(per_block * s.bins);
+    std::uint32_t top = 0;
+    for (std::uint64_t first = 0; first < c.full; first += per_block) {
+        if (out.size > floor.cap) return false;
+        const std::uint64_t count = std::min(per_block, c.full - first);
+        const float* values = x + first * c.chunk;
+        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, spectrum.data());
+        for (std::uint64_t j = 0; j < count; ++j)
+            score_chunk(spectrum.data() + j * s.stride, s.bins, 1.0f, scores.data() + j * s.bins);
+        top = std::max(top, std::bit_cast<std::uint32_t>(
+                                largest_magnitude(std::span(values, count * c.chunk))));
+        add_candidates(spectrum.data(), s.stride, scores.data(), s.bins, count, c.chunk,
+                       first * s.bins, floor.bits, out);
+    }
+    if (out.size > floor.cap) return false;
+    if (c.tail != 0) {
+        // The tail's scores are scaled by chunk/tail, as on the whole-spectrum path.
+        const float* tail = x + c.full * c.chunk;
+        fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, tail, spectrum.data());
+        const auto scale =
+            static_cast<float>(static_cast<double>(c.chunk) / static_cast<double>(c.tail));
+        score_chunk(spectrum.data(), s.tail_bins, scale, scores.data());
+        top =
+            std::max(top, std::bit_cast<std::uint32_t>(largest_magnitude(std::span(tail, c.tail))));
+        add_candidates(spectrum.data(), s.tail_bins, scores.data(), s.tail_bins, 1, c.tail,
+                       c.full * s.bins, floor.bits, out);
+    }
+    largest = std::bit_cast<float>(top);
+    return true;
+}
+
+// The candidates above the cut, and at it while weight is still owed, in bin order, with
+// their values.
+void keep(const Candidates& c, const WeightCut& cut, FftSelection& out) {
+    out.kept = scratch_array_for_overwrite<std::uint64_t>(c.size + 1);
+    out.values = scratch_array_for_overwrite<float>(2 * c.size + 2);
+    std::uint64_t* kept = out.kept.get();
+    float* values = out.values.get();
+    std::size_t k_out = 0, v_out = 0;
+    std::uint64_t ties = cut.ties;
+    for (std::size_t j = 0; j < c.size; ++j) {
+        const std::uint64_t g = c.bins[j] & ~kRealBin;
+        const bool real = (c.bins[j] & kRealBin) != 0;
+        const std::uint32_t b = c.bits[j];
+        bool take = b > cut.bits;
+        if (b == cut.bits && ties > 0) {
+            ties -= std::min<std::uint64_t>(ties, real ? 1 : 2);
+            take = true;
+        }
+        // Written before it is known to stay (a real bin's Im is overwritten by the next bin).
+        kept[k_out] = g;
+        std::memcpy(values + v_out, &c.values[j], 2 * sizeof(float));
+        k_out += take ? 1 : 0;
+        v_out += take ? (real ? 1 : 2) : 0;
+    }
+    out.kept_count = k_out;
+    out.value_count = v_out;
+}
+
+}  // namespace
+
+bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x,
+                               std::uint64_t target, FftSelection& out) {
+    const ChunkLayout& c = s.chunks;
+    if (c.full < kFromChunks || target == 0) return false;
+    Floor floor{};
+    if (!sampled_floor(s, x.data(), target, floor)) return false;
+    // Room for the cap, one more block, which may overshoot it before the check, and what the
+    // vector compaction writes past its end.
+    const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    Candidates candidates(static_cast<std::size_t>(
+        std::min(s.bin_count(), floor.cap + per_block * s.bins + s.tail_bins) + kCompactSlack));
+    candidates.single_bits.reserve(2 * (c.full + 1));
+    if (!transform_and_collect(s, x.data(), floor, candidates, out.largest)) return false;
+    const std::uint64_t weight = 2 * std::uint64_t{candidates.size} - candidates.single_bits.size();
+    if (weight < target) return false;
+    const WeightCut cut = weighted_cut(std::span(candidates.bits.get(), candidates.size),
+                                       candidates.single_bits, target);
+    keep(candidates, cut, out);
+    return true;
+}
+
+}  // namespace gradcodec

@@ -1,0 +1,60 @@
+#pragma once
+// fft's select=topk on one thread, done while the tensor is transformed. A floor taken from a
+// sample of chunks lets each block of chunks, still in cache, hand over only the bins that may
+// be kept, with their values: no spectrum or score array of the whole tensor is written and
+// read back. The same rule as select_by_weight, so the same bytes; where the sample misleads
+// (the floor keeps too little weight, or far more bins than it predicted), it reports so and
+// the caller takes the path through the whole spectrum.
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "codec/fft_spectrum.hpp"
+#include "common/scratch.hpp"
+
+namespace gradcodec {
+
+// Uninitialised arrays, filled up to their counts: nothing is zero-filled first.
+struct FftSelection {
+    ScratchArray<std::uint64_t> kept;  // ascending bins
+    std::size_t kept_count = 0;
+    ScratchArray<float> values;  // Re, then Im unless the bin is real, per kept bin
+    std::size_t value_count = 0;
+    float largest = 0;  // largest_magnitude(x)
+
+    std::span<const std::uint64_t> kept_bins() const { return {kept.get(), kept_count}; }
+    std::span<const float> kept_values() const { return {values.get(), value_count}; }
+};
+
+// False when this path does not apply (too few chunks for a sample to pay) or the sample's
+// floor fails; `out` is then unspecified.
+bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x,
+                               std::uint64_t target, FftSelection& out);
+
+// The compaction at the heart of it, portable or with AVX-512's compress instructions, chosen at
+// run time; exposed so tests can compare the two.
+enum class CompactPath { portable, avx512 };
+bool cpu_supports(CompactPath path);
+CompactPath fastest_compact_path();
+
+struct BinRun {
+    const float* scores;
+    const std::complex<float>* spectrum;
+    std::size_t count;
+    std::uint64_t first_bin;
+};
+struct CandidateArrays {
+    std::uint64_t* bins;
+    std::uint32_t* bits;
+    std::uint64_t* values;  // Re and Im of a bin, as the spectrum holds them
+};
+// Entries past the returned size that append_candidates may overwrite.
+inline constexpr std::size_t kCompactSlack = 16;
+
+// Appends at `size` each bin of the run whose score's magnitude pattern is >= floor, in order;
+// returns the new size.
+std::size_t append_candidates(CompactPath path, const BinRun& run, std::uint32_t floor,
+                              const CandidateArrays& out, std::size_t size);
+
+}  // namespace gradcodec
