@@ -7,7 +7,8 @@
 Per bucket and step, each rank adds the residual it kept (error feedback) to the bucket,
 encodes the sum into one frame, and keeps what the codec left out as the next residual. The
 ranks all-gather their frames (first the sizes, then the frames padded to the longest), decode
-every one, and average them.
+their peers' ones, and average them with their own decoded values, which the encode hands
+back (decoded=) from the decode that computes the residual.
 
 The training-loop parts of Deep Gradient Compression are options:
 - momentum=m: momentum correction. The hook accumulates u = m*u + g, adds u to the residual
