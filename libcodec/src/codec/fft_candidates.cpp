@@ -133,9 +133,7 @@ bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor&
         // The tail's scores are scaled by chunk/tail, as on the whole-spectrum path.
         const float* tail = x + c.full * c.chunk;
         fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, tail, spectrum.data());
-        const auto scale =
-            static_cast<float>(static_cast<double>(c.chunk) / static_cast<double>(c.tail));
-        score_chunk(spectrum.data(), s.tail_bins, scale, scores.data());
+        score_chunk(spectrum.data(), s.tail_bins, s.tail_score_scale(), scores.data());
         top =
             std::max(top, std::bit_cast<std::uint32_t>(largest_magnitude(std::span(tail, c.tail))));
         add_candidates(spectrum.data(), s.tail_bins, scores.data(), s.tail_bins, 1, c.tail,

@@ -57,9 +57,8 @@ float transform_and_score(const SpectrumLayout& s, const float* x, std::complex<
     if (c.tail != 0) {
         std::complex<float>* block = spectrum + c.full * s.stride;
         fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, x + c.full * c.chunk, block);
-        const auto scale =
-            static_cast<float>(static_cast<double>(c.chunk) / static_cast<double>(c.tail));
-        score_bins(block, s.tail_bins, s.tail_bins, 1, scale, scores + c.full * s.bins);
+        score_bins(block, s.tail_bins, s.tail_bins, 1, s.tail_score_scale(),
+                   scores + c.full * s.bins);
     }
     return std::bit_cast<float>(*std::max_element(block_largest.begin(), block_largest.end()));
 }

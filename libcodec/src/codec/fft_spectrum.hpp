@@ -31,6 +31,12 @@ struct SpectrumLayout {
         return 2 * bin_count() - chunks.full * real_bins(chunks.chunk) - real_bins(chunks.tail);
     }
     std::uint64_t storage() const { return chunks.full * stride + tail_bins; }
+    // The factor on the tail's bin scores, chunk/tail: by Parseval a score is then the energy
+    // per scalar its bin restores, on the scale of a full chunk's.
+    float tail_score_scale() const {
+        return static_cast<float>(static_cast<double>(chunks.chunk) /
+                                  static_cast<double>(chunks.tail));
+    }
     std::uint64_t slot(std::uint64_t g) const { return g / bins * stride + g % bins; }
     // The scalars that the bins `kept` (ascending, below bin_count()) carry: one per real bin
     // (DC and, for an even length, Nyquist), two per other. The chunk is followed as the bins
