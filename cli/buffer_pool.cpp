@@ -10,13 +10,11 @@
 namespace gradcodec::cli {
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-
 std::byte* allocate(std::size_t capacity) {
     // Whole 2 MiB pages for large buffers, so that the advice covers all of them.
-    const bool huge = capacity >= kHugePage;
-    void* p =
-        huge ? std::aligned_alloc(kHugePage, capacity) : std::malloc(capacity == 0 ? 1 : capacity);
+    const bool huge = capacity >= kHugePageBytes;
+    void* p = huge ? std::aligned_alloc(kHugePageBytes, capacity)
+                   : std::malloc(capacity == 0 ? 1 : capacity);
     if (p == nullptr) throw std::bad_alloc();
 #if defined(MADV_HUGEPAGE)
     if (huge) madvise(p, capacity, MADV_HUGEPAGE);

@@ -12,6 +12,9 @@
 
 namespace gradcodec::cli {
 
+// Buffers of at least this size are allocated in whole 2 MiB pages and advised onto them.
+constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+
 class PooledBuffer {
   public:
     PooledBuffer() = default;

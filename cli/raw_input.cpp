@@ -56,15 +56,13 @@ bool huge_pages_available() {
     return std::getline(setting, line) && line.find("[never]") == std::string::npos;
 }
 
-constexpr std::uint64_t kHugePage = std::uint64_t{2} << 20;
-
 }  // namespace
 
 RawInput::RawInput(const std::string& path, std::uint64_t bytes, const std::string& what) {
     FilePtr in = open_input(path);
     if (is_regular(in.get(), path, what, bytes)) {
         if (bytes == 0) return;
-        if (bytes < kHugePage || !huge_pages_available()) {
+        if (bytes < kHugePageBytes || !huge_pages_available()) {
             // MAP_POPULATE maps every page now, in one call, instead of one fault per page.
             void* p =
                 mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(in.get()), 0);
