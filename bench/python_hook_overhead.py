@@ -19,7 +19,7 @@ processes): a quick, steadier figure for comparing two builds of the library.
 """
 import argparse
 import os
-import socket
+import tempfile
 
 import numpy as np
 import torch
@@ -46,10 +46,10 @@ def dense_step_of(model, task, rank):
     return step
 
 
-def ddp_rank(rank, port, repeats, queue):
+def ddp_rank(rank, store, repeats, queue):
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
     train = training_script()
+    train.init_local_group(rank, 2, store)
     task = train.Digits(batch=train.DIGITS_BATCH, epochs=1, lr=0.05)
     torch.manual_seed(0)
     model = task.model()
@@ -62,17 +62,16 @@ def ddp_rank(rank, port, repeats, queue):
 
 def ddp_step_ms(repeats):
     """(wall, CPU) median ms of a dense DDP step on 2 gloo processes, from rank 0."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     context = mp.get_context("spawn")
     queue = context.Queue()
-    ranks = [context.Process(target=ddp_rank, args=(r, port, repeats, queue)) for r in range(2)]
-    for p in ranks:
-        p.start()
-    timing = queue.get(timeout=600)
-    for p in ranks:
-        p.join()
+    with tempfile.TemporaryDirectory(prefix="hook-overhead-") as store:
+        ranks = [context.Process(target=ddp_rank, args=(r, f"{store}/store", repeats, queue), daemon=True)
+                 for r in range(2)]
+        for p in ranks:
+            p.start()
+        timing = queue.get(timeout=600)
+        for p in ranks:
+            p.join()
     return timing
 
 

@@ -1,7 +1,10 @@
 """The DDP hook on 2 gloo processes over loopback: its average and residuals, checked against
 frames encoded here, and one real DistributedDataParallel step through it."""
+import datetime
 import multiprocessing
-import socket
+import os
+import pathlib
+import tempfile
 
 import numpy as np
 import pytest
@@ -39,29 +42,34 @@ def bucket_of(rank, step):
     return values
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_ranks(target, *args):
-    port = free_port()
+    """Runs target(rank, world, store, queue, *args) on 2 processes; their queued results.
+    Daemonic ranks, so a failed test leaves no process behind to hang the run."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    ranks = [context.Process(target=target, args=(rank, 2, port, queue, *args)) for rank in range(2)]
-    for p in ranks:
-        p.start()
-    results = dict(queue.get(timeout=120) for _ in ranks)
-    for p in ranks:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    with tempfile.TemporaryDirectory(prefix="torch-hook-test-") as store:
+        ranks = [context.Process(target=target, args=(rank, 2, f"{store}/store", queue, *args), daemon=True)
+                 for rank in range(2)]
+        for p in ranks:
+            p.start()
+        try:
+            results = dict(queue.get(timeout=120) for _ in ranks)
+            for p in ranks:
+                p.join(timeout=60)
+                assert p.exitcode == 0
+        finally:
+            for p in ranks:
+                p.kill()
     return [results[r] for r in range(2)]
 
 
-def init(rank, world, port):
+def init(rank, world, store):
+    """Meets the other rank through a file, not a TCP port another test could take first; gloo
+    over loopback; a collective stuck for a minute fails the test."""
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    dist.init_process_group("gloo", init_method=pathlib.Path(store).as_uri(), rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=60))
 
 
 CLIP = 3.0  # the buckets' norms are about 100: clipping always acts
@@ -83,9 +91,9 @@ SCENARIOS = [  # (codec spec, error feedback, DGC momentum, clip_norm, density s
 ]
 
 
-def hook_steps(rank, world, port, queue):
+def hook_steps(rank, world, store, queue):
     """Three hook calls per scenario, in one process group (spawning ranks is slow)."""
-    init(rank, world, port)
+    init(rank, world, store)
     results = {}
     for scenario in SCENARIOS:
         spec, error_feedback, momentum, clip_norm, schedule, per_tensor = scenario
@@ -310,9 +318,9 @@ def test_bad_hook_options_are_refused_before_training():
         gctorch.comm_hook("rangeq:bits=8", density=lambda step: 0.1)  # rangeq has no density
 
 
-def ddp_step(rank, world, port, queue):
+def ddp_step(rank, world, store, queue):
     """One backward through the hook, whole-bucket and per-tensor: each parameter's gradient."""
-    init(rank, world, port)
+    init(rank, world, store)
     results = {}
     for per_tensor in (False, True):
         torch.manual_seed(0)
