@@ -61,9 +61,6 @@ bool sampled_floor(const SpectrumLayout& s, const float* x, std::uint64_t target
     return false;
 }
 
-// Marks a real bin (DC or Nyquist) in a candidate's bin number, which is far below 2^63.
-constexpr std::uint64_t kRealBin = std::uint64_t{1} << 63;
-
 // The bins at or above the floor, ascending, with their patterns and values.
 struct Candidates {
     explicit Candidates(std::size_t capacity)
@@ -146,29 +143,14 @@ bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor&
 // The candidates above the cut, and at it while weight is still owed, in bin order, with
 // their values.
 void keep(const Candidates& c, const WeightCut& cut, FftSelection& out) {
-    out.kept = scratch_array_for_overwrite<std::uint64_t>(c.size + 1);
-    out.values = scratch_array_for_overwrite<float>(2 * c.size + 2);
-    std::uint64_t* kept = out.kept.get();
-    float* values = out.values.get();
-    std::size_t k_out = 0, v_out = 0;
-    std::uint64_t ties = cut.ties;
-    for (std::size_t j = 0; j < c.size; ++j) {
-        const std::uint64_t g = c.bins[j] & ~kRealBin;
-        const bool real = (c.bins[j] & kRealBin) != 0;
-        const std::uint32_t b = c.bits[j];
-        bool take = b > cut.bits;
-        if (b == cut.bits && ties > 0) {
-            ties -= std::min<std::uint64_t>(ties, real ? 1 : 2);
-            take = true;
-        }
-        // Written before it is known to stay (a real bin's Im is overwritten by the next bin).
-        kept[k_out] = g;
-        std::memcpy(values + v_out, &c.values[j], 2 * sizeof(float));
-        k_out += take ? 1 : 0;
-        v_out += take ? (real ? 1 : 2) : 0;
-    }
-    out.kept_count = k_out;
-    out.value_count = v_out;
+    static const CompactPath path = fastest_compact_path();
+    out.kept = scratch_array_for_overwrite<std::uint64_t>(c.size + kCompactSlack);
+    out.values = scratch_array_for_overwrite<float>(2 * c.size + kCompactSlack);
+    KeptArrays kept{out.kept.get(), out.values.get()};
+    keep_candidates(path, {c.bins.get(), c.bits.get(), c.values.get(), c.size}, cut.bits, cut.ties,
+                    kept);
+    out.kept_count = kept.bin_count;
+    out.value_count = kept.value_count;
 }
 
 }  // namespace

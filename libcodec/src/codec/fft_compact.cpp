@@ -1,5 +1,7 @@
-// The candidate compaction of fft's transform-time selection: portable, and on AVX-512 with
-// the compress instructions, 16 bins at a time.
+// The candidate compactions of fft's transform-time selection, of bins to candidates and of
+// candidates to the kept bins: portable, and on AVX-512 with the compress instructions, 16 at
+// a time.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -27,7 +29,74 @@ std::size_t append_portable(const BinRun& run, std::size_t first, std::uint32_t 
     return m;
 }
 
+// Candidates [begin, end). Every candidate is written before it is known to stay (a real bin's
+// Im is overwritten by the next bin): no branch per candidate.
+void keep_portable(const CandidateView& in, std::size_t begin, std::size_t end,
+                   std::uint32_t cut_bits, std::uint64_t& ties, KeptArrays& out) {
+    std::size_t k_out = out.bin_count, v_out = out.value_count;
+    for (std::size_t j = begin; j < end; ++j) {
+        const bool real = (in.bins[j] & kRealBin) != 0;
+        const std::uint32_t b = in.bits[j];
+        bool take = b > cut_bits;
+        if (b == cut_bits && ties > 0) {
+            ties -= std::min<std::uint64_t>(ties, real ? 1 : 2);
+            take = true;
+        }
+        out.bins[k_out] = in.bins[j] & ~kRealBin;
+        std::memcpy(out.values + v_out, &in.values[j], 2 * sizeof(float));
+        k_out += take ? 1 : 0;
+        v_out += take ? (real ? 1 : 2) : 0;
+    }
+    out.bin_count = k_out;
+    out.value_count = v_out;
+}
+
 #if defined(GRADCODEC_X86_DISPATCH)
+
+// Bit i of `x` to bit 2i.
+std::uint32_t spread_bits(std::uint32_t x) {
+    x = (x | (x << 4)) & 0x0f0fu;
+    x = (x | (x << 2)) & 0x3333u;
+    return (x | (x << 1)) & 0x5555u;
+}
+
+// Eight candidates' bins and values, of which those in `take` stay.
+__attribute__((target("avx512f"))) void keep_eight_avx512(const CandidateView& in, std::size_t j,
+                                                          std::uint32_t take, KeptArrays& out) {
+    const __m512i real_bit = _mm512_set1_epi64(static_cast<long long>(kRealBin));
+    const __m512i bin_bits = _mm512_set1_epi64(static_cast<long long>(~kRealBin));
+    const __m512i bins = _mm512_loadu_si512(in.bins + j);
+    const auto take8 = static_cast<__mmask8>(take);
+    const auto real = static_cast<std::uint32_t>(_mm512_test_epi64_mask(bins, real_bit));
+    _mm512_storeu_si512(out.bins + out.bin_count,
+                        _mm512_maskz_compress_epi64(take8, _mm512_and_si512(bins, bin_bits)));
+    out.bin_count += static_cast<std::size_t>(std::popcount(take));
+    // Re of every bin kept, Im of those kept that are not real.
+    const auto scalars =
+        static_cast<__mmask16>(spread_bits(take) | (spread_bits(take & ~real) << 1));
+    _mm512_storeu_ps(out.values + out.value_count,
+                     _mm512_maskz_compress_ps(scalars, _mm512_loadu_ps(in.values + j)));
+    out.value_count += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(scalars)));
+}
+
+// Sixteen candidates at a time; a group with a candidate at the cut takes the portable path,
+// which owes the ties in order.
+__attribute__((target("avx512f"))) void keep_avx512(const CandidateView& in, std::uint32_t cut_bits,
+                                                    std::uint64_t ties, KeptArrays& out) {
+    const __m512i cut = _mm512_set1_epi32(static_cast<int>(cut_bits));
+    std::size_t j = 0;
+    for (; j + 16 <= in.size; j += 16) {
+        const __m512i bits = _mm512_loadu_si512(in.bits + j);
+        if (_mm512_cmpeq_epu32_mask(bits, cut) != 0) {
+            keep_portable(in, j, j + 16, cut_bits, ties, out);
+            continue;
+        }
+        const auto take = static_cast<std::uint32_t>(_mm512_cmpgt_epu32_mask(bits, cut));
+        keep_eight_avx512(in, j, take & 0xffu, out);
+        keep_eight_avx512(in, j + 8, take >> 8, out);
+    }
+    keep_portable(in, j, in.size, cut_bits, ties, out);
+}
 
 // Compresses into registers and stores whole vectors: the compress-to-memory form is slow on
 // some processors. Each store may write up to 16 entries past the new size.
@@ -91,6 +160,20 @@ std::size_t append_candidates(CompactPath path, const BinRun& run, std::uint32_t
 #endif
     (void)path;
     return append_portable(run, 0, floor, out, size);
+}
+
+void keep_candidates(CompactPath path, const CandidateView& in, std::uint32_t cut_bits,
+                     std::uint64_t ties, KeptArrays& out) {
+    out.bin_count = 0;
+    out.value_count = 0;
+#if defined(GRADCODEC_X86_DISPATCH)
+    if (path == CompactPath::avx512 && cpu_supports(path)) {
+        keep_avx512(in, cut_bits, ties, out);
+        return;
+    }
+#endif
+    (void)path;
+    keep_portable(in, 0, in.size, cut_bits, ties, out);
 }
 
 }  // namespace gradcodec

@@ -126,25 +126,58 @@ ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, s
     return s;
 }
 
+// Codes of gap g with parameter r: q = g >> r zeros, a one, then the low r bits.
+struct RiceCode {
+    std::uint64_t bits;
+    unsigned length;
+};
+RiceCode rice_code(std::uint64_t g, unsigned r, std::uint64_t low_mask) {
+    const std::uint64_t q = g >> r;
+    return {((g & low_mask) << (q + 1)) | (std::uint64_t{1} << q),
+            static_cast<unsigned>(q + 1 + r)};
+}
+
+// Four codes of at most kQuadCodeBits bits each go out in one write of at most 56 bits: the
+// writes are a chain (each depends on where the last one ended), the codes are not.
+constexpr unsigned kQuadCodeBits = 14;
+
 void encode_range(BitWriter& w, std::span<const std::uint64_t> sorted, std::size_t begin,
                   std::size_t end, unsigned r) {
     const std::uint64_t low_mask = r == 0 ? 0 : (~0ull >> (64 - r));
     // A code of at most 56 bits takes at most 7 bytes.
     BitWriter::Cursor c = w.open(7 * (end - begin));
-    for (std::size_t i = begin; i < end; ++i) {
+    const auto encode_one = [&](std::size_t i) {
         const std::uint64_t g = gap_at(sorted, i);
         const std::uint64_t q = g >> r;
-        if (q + 1 + r <= 56) {  // the whole code in one write: q zeros, a one, the low bits
-            BitWriter::put_at(c, ((g & low_mask) << (q + 1)) | (1ull << q),
-                              static_cast<unsigned>(q + 1 + r));
-            continue;
+        if (q + 1 + r <= 56) {  // the whole code in one write
+            const RiceCode code = rice_code(g, r, low_mask);
+            BitWriter::put_at(c, code.bits, code.length);
+            return;
         }
         w.close(c);
         w.zeros(q);
         w.put(1, 1);
         w.put(g & low_mask, r);
         c = w.open(7 * (end - i));
+    };
+    std::size_t i = begin;
+    if (i == 0 && i < end) encode_one(i++);  // the first gap has no position before it
+    for (; i + 4 <= end; i += 4) {
+        std::array<std::uint64_t, 4> g;
+        for (std::size_t j = 0; j < 4; ++j) g[j] = sorted[i + j] - sorted[i + j - 1] - 1;
+        // (q0|q1|q2|q3) bounds each q from above.
+        if (((g[0] | g[1] | g[2] | g[3]) >> r) + 1 + r > kQuadCodeBits) {
+            for (std::size_t j = 0; j < 4; ++j) encode_one(i + j);
+            continue;
+        }
+        const RiceCode c0 = rice_code(g[0], r, low_mask), c1 = rice_code(g[1], r, low_mask);
+        const RiceCode c2 = rice_code(g[2], r, low_mask), c3 = rice_code(g[3], r, low_mask);
+        const std::uint64_t low = c0.bits | (c1.bits << c0.length);
+        const std::uint64_t high = c2.bits | (c3.bits << c2.length);
+        const unsigned low_length = c0.length + c1.length;
+        BitWriter::put_at(c, low | (high << low_length), low_length + c2.length + c3.length);
     }
+    for (; i < end; ++i) encode_one(i);
     w.close(c);
 }
 
