@@ -74,31 +74,29 @@ struct Candidates {
     ScratchVector<std::uint32_t> single_bits;  // of the real bins among them
 };
 
-// Adds the candidates of `count` chunks of `len` values whose spectra and scores are given,
-// the first chunk's first bin being `first_bin`.
+// Adds the candidates of `count` chunks of `len` values whose spectra are given, the first
+// chunk's first bin being `first_bin`; null `scores` stand for the squared magnitudes.
 void add_candidates(const std::complex<float>* spectrum, std::uint64_t stride, const float* scores,
                     std::uint64_t bins, std::uint64_t count, std::uint64_t len,
                     std::uint64_t first_bin, std::uint32_t floor, Candidates& out) {
     static const CompactPath path = fastest_compact_path();
     for (std::uint64_t c = 0; c < count; ++c) {
-        const float* score = scores + c * bins;
         const std::size_t start = out.size;
-        out.size =
-            append_candidates(path, {score, spectrum + c * stride, bins, first_bin + c * bins},
-                              floor, {out.bins.get(), out.bits.get(), out.values.get()}, out.size);
+        const std::uint64_t first = first_bin + c * bins;
+        out.size = append_candidates(
+            path,
+            {scores != nullptr ? scores + c * bins : nullptr, spectrum + c * stride, bins, first},
+            floor, {out.bins.get(), out.bits.get(), out.values.get()}, out.size);
         // The real bins are the chunk's first and, for an even length, its last: when kept,
         // the first and last candidates of the chunk.
-        const std::uint32_t dc = magnitude_bits(score[0]);
-        if (dc >= floor) {
-            out.single_bits.push_back(dc);
+        if (out.size == start) continue;
+        if (out.bins[start] == first) {
+            out.single_bits.push_back(out.bits[start]);
             out.bins[start] |= kRealBin;
         }
-        if (len % 2 == 0) {
-            const std::uint32_t nyquist = magnitude_bits(score[len / 2]);
-            if (nyquist >= floor) {
-                out.single_bits.push_back(nyquist);
-                out.bins[out.size - 1] |= kRealBin;
-            }
+        if (len % 2 == 0 && (out.bins[out.size - 1] & ~kRealBin) == first + len / 2) {
+            out.single_bits.push_back(out.bits[out.size - 1]);
+            out.bins[out.size - 1] |= kRealBin;
         }
     }
 }
@@ -111,19 +109,17 @@ bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor&
     const FftBackend& fft = default_fft_backend();
     const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
     AlignedArray<std::complex<float>> spectrum(per_block * s.stride);
-    AlignedArray<float> scores(per_block * s.bins);
+    AlignedArray<float> scores(s.tail_bins);  // the tail's, scaled
     std::uint32_t top = 0;
     for (std::uint64_t first = 0; first < c.full; first += per_block) {
         if (out.size > floor.cap) return false;
         const std::uint64_t count = std::min(per_block, c.full - first);
         const float* values = x + first * c.chunk;
         fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, spectrum.data());
-        for (std::uint64_t j = 0; j < count; ++j)
-            score_chunk(spectrum.data() + j * s.stride, s.bins, 1.0f, scores.data() + j * s.bins);
         top = std::max(top, std::bit_cast<std::uint32_t>(
                                 largest_magnitude(std::span(values, count * c.chunk))));
-        add_candidates(spectrum.data(), s.stride, scores.data(), s.bins, count, c.chunk,
-                       first * s.bins, floor.bits, out);
+        add_candidates(spectrum.data(), s.stride, nullptr, s.bins, count, c.chunk, first * s.bins,
+                       floor.bits, out);
     }
     if (out.size > floor.cap) return false;
     if (c.tail != 0) {

@@ -38,6 +38,8 @@ enum class CompactPath { portable, avx512 };
 bool cpu_supports(CompactPath path);
 CompactPath fastest_compact_path();
 
+// A run of bins and their scores; null scores stand for the bins' squared magnitudes, which
+// the compaction then computes as score_chunk would at scale 1, while the bins are in registers.
 struct BinRun {
     const float* scores;
     const std::complex<float>* spectrum;

@@ -19,8 +19,12 @@ namespace {
 // Every bin is written before it is known to stay: no branch per bin.
 std::size_t append_portable(const BinRun& run, std::size_t first, std::uint32_t floor,
                             const CandidateArrays& out, std::size_t m) {
+    const auto* parts = reinterpret_cast<const float*>(run.spectrum);
     for (std::size_t k = first; k < run.count; ++k) {
-        const std::uint32_t b = magnitude_bits(run.scores[k]);
+        const float score = run.scores != nullptr
+                                ? run.scores[k]
+                                : parts[2 * k] * parts[2 * k] + parts[2 * k + 1] * parts[2 * k + 1];
+        const std::uint32_t b = magnitude_bits(score);
         out.bins[m] = run.first_bin + k;
         out.bits[m] = b;
         std::memcpy(&out.values[m], &run.spectrum[k], sizeof(std::uint64_t));
@@ -98,6 +102,17 @@ __attribute__((target("avx512f"))) void keep_avx512(const CandidateView& in, std
     keep_portable(in, j, in.size, cut_bits, ties, out);
 }
 
+// re^2 + im^2 of 16 bins, as score_chunk computes them: the squares, then their sum (the
+// permutes between keep the two from fusing).
+__attribute__((target("avx512f"))) __m512 squared_magnitudes(const std::uint64_t* pairs) {
+    const __m512 low = _mm512_loadu_ps(pairs), high = _mm512_loadu_ps(pairs + 8);
+    const __m512 low2 = _mm512_mul_ps(low, low), high2 = _mm512_mul_ps(high, high);
+    const __m512i re = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i im = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    return _mm512_add_ps(_mm512_permutex2var_ps(low2, re, high2),
+                         _mm512_permutex2var_ps(low2, im, high2));
+}
+
 // Compresses into registers and stores whole vectors: the compress-to-memory form is slow on
 // some processors. Each store may write up to 16 entries past the new size.
 __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun& run, std::uint32_t floor,
@@ -109,7 +124,10 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun& run, 
     const __m512i eight = _mm512_set1_epi64(8);
     std::size_t k = 0;
     for (; k + 16 <= run.count; k += 16) {
-        const __m512i b = _mm512_and_si512(_mm512_loadu_si512(run.scores + k), magnitude);
+        const auto* pairs = reinterpret_cast<const std::uint64_t*>(run.spectrum + k);
+        const __m512 score =
+            run.scores != nullptr ? _mm512_loadu_ps(run.scores + k) : squared_magnitudes(pairs);
+        const __m512i b = _mm512_and_si512(_mm512_castps_si512(score), magnitude);
         const __mmask16 keep = _mm512_cmpge_epu32_mask(b, floor_bits);
         if (keep == 0) continue;
         const auto low = static_cast<__mmask8>(keep);
@@ -121,7 +139,6 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun& run, 
         _mm512_storeu_si512(out.bins + m, _mm512_maskz_compress_epi64(low, first));
         _mm512_storeu_si512(out.bins + m + low_count,
                             _mm512_maskz_compress_epi64(high, _mm512_add_epi64(first, eight)));
-        const auto* pairs = reinterpret_cast<const std::uint64_t*>(run.spectrum + k);
         _mm512_storeu_si512(out.values + m,
                             _mm512_maskz_compress_epi64(low, _mm512_loadu_si512(pairs)));
         _mm512_storeu_si512(out.values + m + low_count,

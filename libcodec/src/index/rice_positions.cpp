@@ -55,11 +55,14 @@ struct ShiftSums {
         count += o.count;
     }
     // The smallest size and its parameter (ties to the smaller r); past `top` sizes only grow.
+    // Selects rather than branches: which r wins is data, and a branch on it mispredicts.
     RiceChoice best() const {
         RiceChoice c{0, at(0) + count};
         for (unsigned r = 1; r <= std::min(top, 63u); ++r) {
             const std::uint64_t bits = at(r) + count * (r + 1);
-            if (bits < c.bits) c = {r, bits};
+            const bool smaller = bits < c.bits;
+            c.r = smaller ? r : c.r;
+            c.bits = smaller ? bits : c.bits;
         }
         return c;
     }
@@ -86,6 +89,41 @@ std::uint32_t shifted_sum(const std::uint32_t* narrow, std::size_t count, unsign
 #endif
 }
 
+// Gaps below 2^kRowBits (those of all but sparse sets) add a row of the table instead: row g
+// holds g >> r for r in [0, kRowBits), one 16-bit lane each, so one vector add per gap serves
+// every shift. A run of 256 such gaps sums to at most 256 * 255 per lane, which fits.
+constexpr unsigned kRowBits = 8;
+struct alignas(16) ShiftRow {
+    std::array<std::uint16_t, kRowBits> lane;
+};
+const std::array<ShiftRow, std::size_t{1} << kRowBits>& shift_rows() {
+    static const auto rows = [] {
+        std::array<ShiftRow, std::size_t{1} << kRowBits> t{};
+        for (unsigned g = 0; g < t.size(); ++g)
+            for (unsigned r = 0; r < kRowBits; ++r)
+                t[g].lane[r] = static_cast<std::uint16_t>(g >> r);
+        return t;
+    }();
+    return rows;
+}
+
+// Adds each gap's row to sum[0, kRowBits); every gap is below 2^kRowBits.
+void add_shift_rows(const std::uint64_t* gaps, std::size_t count, std::uint64_t* sum) {
+    const auto& rows = shift_rows();
+#if defined(__SSE2__)
+    __m128i acc = _mm_setzero_si128();
+    for (std::size_t i = 0; i < count; ++i)
+        acc = _mm_add_epi16(acc, _mm_load_si128(reinterpret_cast<const __m128i*>(&rows[gaps[i]])));
+    alignas(16) std::array<std::uint16_t, kRowBits> lanes;
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes.data()), acc);
+#else
+    std::array<std::uint16_t, kRowBits> lanes{};
+    for (std::size_t i = 0; i < count; ++i)
+        for (unsigned r = 0; r < kRowBits; ++r) lanes[r] += rows[gaps[i]].lane[r];
+#endif
+    for (unsigned r = 0; r < kRowBits; ++r) sum[r] += lanes[r];
+}
+
 // Runs of at most 2^kRiceBlockLog2Max gaps. Rather than one loop per gap whose length follows
 // the gap's bit width (a mispredicted exit per gap), every shift up to the run's widest gap
 // is applied to all gaps of the run. Gaps under 2^24 (all but the sparsest sets') are summed
@@ -109,7 +147,13 @@ ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, s
         }
         const auto top = static_cast<unsigned>(std::bit_width(any));
         s.raise_top(top);
-        if (top <= kNarrowBits) {
+        if (top <= kRowBits) {
+            // A row's lanes from r = top on are 0: sum[s.top, kRowBits) is back at 0 after.
+            const unsigned kept_top = s.top;
+            s.raise_top(kRowBits);
+            add_shift_rows(gaps.data(), count, s.sum.data());
+            s.top = kept_top;
+        } else if (top <= kNarrowBits) {
             for (std::size_t i = 0; i < count; ++i) narrow[i] = static_cast<std::uint32_t>(gaps[i]);
             const std::size_t padded = (count + 3) & ~std::size_t{3};
             for (std::size_t i = count; i < padded; ++i) narrow[i] = 0;
