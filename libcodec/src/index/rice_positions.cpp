@@ -11,6 +11,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GRADCODEC_X86_DISPATCH 1
+#endif
 
 #include "common/scratch.hpp"
 #include "index/position_coders.hpp"
@@ -124,12 +128,64 @@ void add_shift_rows(const std::uint64_t* gaps, std::size_t count, std::uint64_t*
     for (unsigned r = 0; r < kRowBits; ++r) sum[r] += lanes[r];
 }
 
+#if defined(GRADCODEC_X86_DISPATCH)
+bool has_avx512f() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+}
+
+constexpr std::size_t kLeafGaps = std::size_t{1} << kRiceBlockLog2Min;
+static_assert(kLeafGaps == 32);
+
+// GCC's AVX-512 header builds some intrinsics from deliberately undefined vectors and warns.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// The sums of the 32 gaps that end at p[0..32), p[-1] being the position before them, in two
+// vectors of 16 32-bit gaps: per parameter two shifts, an add and one reduction for the whole
+// leaf. False, `s` untouched, when a gap is 2^24 or more (a lane sum could overflow).
+__attribute__((target("avx512f"))) bool leaf_shift_sums_avx512(const std::uint64_t* p,
+                                                               ShiftSums& s) {
+    const __m512i one = _mm512_set1_epi64(1);
+    __m256i narrow[4];
+    __m512i any = _mm512_setzero_si512();
+    for (std::size_t j = 0; j < 4; ++j) {
+        const __m512i gap = _mm512_sub_epi64(
+            _mm512_sub_epi64(_mm512_loadu_si512(p + 8 * j), _mm512_loadu_si512(p + 8 * j - 1)),
+            one);
+        any = _mm512_or_si512(any, gap);
+        narrow[j] = _mm512_cvtepi64_epi32(gap);
+    }
+    const auto top = static_cast<unsigned>(
+        std::bit_width(static_cast<std::uint64_t>(_mm512_reduce_or_epi64(any))));
+    if (top > 24) return false;
+    const __m512i low = _mm512_inserti64x4(_mm512_castsi256_si512(narrow[0]), narrow[1], 1);
+    const __m512i high = _mm512_inserti64x4(_mm512_castsi256_si512(narrow[2]), narrow[3], 1);
+    s.raise_top(top);
+    for (unsigned r = 0; r < top; ++r) {
+        const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(r));
+        const __m512i sum =
+            _mm512_add_epi32(_mm512_srl_epi32(low, shift), _mm512_srl_epi32(high, shift));
+        s.sum[r] += static_cast<std::uint32_t>(_mm512_reduce_add_epi32(sum));
+    }
+    s.count += kLeafGaps;
+    return true;
+}
+#pragma GCC diagnostic pop
+#endif
+
 // Runs of at most 2^kRiceBlockLog2Max gaps. Rather than one loop per gap whose length follows
 // the gap's bit width (a mispredicted exit per gap), every shift up to the run's widest gap
 // is applied to all gaps of the run. Gaps under 2^24 (all but the sparsest sets') are summed
 // in 32-bit lanes, four per vector; a run of 256 of them cannot overflow.
 ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end) {
     ShiftSums s;
+#if defined(GRADCODEC_X86_DISPATCH)
+    static const bool avx512 = has_avx512f();
+    if (avx512 && begin > 0 && end - begin == kLeafGaps &&
+        leaf_shift_sums_avx512(sorted.data() + begin, s))
+        return s;
+#endif
     constexpr std::size_t kRun = std::size_t{1} << kRiceBlockLog2Max;
     constexpr unsigned kNarrowBits = 24;
     static_assert(kRun << kNarrowBits <= (std::uint64_t{1} << 32));
