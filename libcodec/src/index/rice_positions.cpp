@@ -58,15 +58,23 @@ struct ShiftSums {
         for (unsigned r = 0; r < o.top; ++r) sum[r] += o.sum[r];
         count += o.count;
     }
-    // The smallest size and its parameter (ties to the smaller r); past `top` sizes only grow.
-    // Selects rather than branches: which r wins is data, and a branch on it mispredicts.
+    // The sums of a and b; a may be this one.
+    void set_merged(const ShiftSums& a, const ShiftSums& b) {
+        const unsigned a_top = a.top, b_top = b.top, merged_top = std::max(a_top, b_top);
+        for (unsigned r = 0; r < merged_top; ++r)
+            sum[r] = (r < a_top ? a.sum[r] : 0) + (r < b_top ? b.sum[r] : 0);
+        count = a.count + b.count;
+        top = merged_top;
+    }
+    // The smallest size and its parameter (ties to the smaller r). The size is convex in r:
+    // size(r+1) - size(r) = count - sum of ceil((g >> r) / 2), which never falls as r grows,
+    // so the first r that does not shrink it ends the search; past `top` sizes only grow.
     RiceChoice best() const {
         RiceChoice c{0, at(0) + count};
         for (unsigned r = 1; r <= std::min(top, 63u); ++r) {
             const std::uint64_t bits = at(r) + count * (r + 1);
-            const bool smaller = bits < c.bits;
-            c.r = smaller ? r : c.r;
-            c.bits = smaller ? bits : c.bits;
+            if (bits >= c.bits) break;
+            c = {r, bits};
         }
         return c;
     }
@@ -325,10 +333,13 @@ RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
                 parameters[l].push_back(static_cast<std::uint8_t>(best.r));
             }
             if (l + 1 == kLevels) break;
+            // level[i / 2] is written after level[i / 2] and level[i / 2 + 1] were read.
             for (std::size_t i = 0; i < blocks; i += 2) {
-                ShiftSums m = level[i];
-                if (i + 1 < blocks) m.merge(level[i + 1]);
-                level[i / 2] = m;
+                if (i + 1 < blocks) {
+                    level[i / 2].set_merged(level[i], level[i + 1]);
+                } else {
+                    level[i / 2] = level[i];
+                }
             }
             blocks = (blocks + 1) / 2;
         }
