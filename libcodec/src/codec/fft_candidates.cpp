@@ -115,9 +115,11 @@ bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor&
         if (out.size > floor.cap) return false;
         const std::uint64_t count = std::min(per_block, c.full - first);
         const float* values = x + first * c.chunk;
-        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, spectrum.data());
+        // First: the scan streams the block in (prefetchers follow it well), so the
+        // transform then reads it from cache; the other order cost ~0.5 ms more at 16 MiB.
         top = std::max(top, std::bit_cast<std::uint32_t>(
                                 largest_magnitude(std::span(values, count * c.chunk))));
+        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, spectrum.data());
         add_candidates(spectrum.data(), s.stride, nullptr, s.bins, count, c.chunk, first * s.bins,
                        floor.bits, out);
     }
