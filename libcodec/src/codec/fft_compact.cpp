@@ -35,8 +35,8 @@ std::size_t append_portable(const BinRun& run, std::size_t first, std::uint32_t 
 
 // Candidates [begin, end). Every candidate is written before it is known to stay (a real bin's
 // Im is overwritten by the next bin): no branch per candidate.
-void keep_portable(const CandidateView& in, std::size_t begin, std::size_t end,
-                   std::uint32_t cut_bits, std::uint64_t& ties, KeptArrays& out) {
+KeptArrays keep_portable(const CandidateView& in, std::size_t begin, std::size_t end,
+                         std::uint32_t cut_bits, std::uint64_t& ties, KeptArrays out) {
     std::size_t k_out = out.bin_count, v_out = out.value_count;
     for (std::size_t j = begin; j < end; ++j) {
         const bool real = (in.bins[j] & kRealBin) != 0;
@@ -53,6 +53,7 @@ void keep_portable(const CandidateView& in, std::size_t begin, std::size_t end,
     }
     out.bin_count = k_out;
     out.value_count = v_out;
+    return out;
 }
 
 #if defined(GRADCODEC_X86_DISPATCH)
@@ -65,8 +66,8 @@ std::uint32_t spread_bits(std::uint32_t x) {
 }
 
 // Eight candidates' bins and values, of which those in `take` stay.
-__attribute__((target("avx512f"))) void keep_eight_avx512(const CandidateView& in, std::size_t j,
-                                                          std::uint32_t take, KeptArrays& out) {
+__attribute__((target("avx512f"), always_inline)) inline void keep_eight_avx512(
+    const CandidateView& in, std::size_t j, std::uint32_t take, KeptArrays& out) {
     const __m512i real_bit = _mm512_set1_epi64(static_cast<long long>(kRealBin));
     const __m512i bin_bits = _mm512_set1_epi64(static_cast<long long>(~kRealBin));
     const __m512i bins = _mm512_loadu_si512(in.bins + j);
@@ -85,21 +86,23 @@ __attribute__((target("avx512f"))) void keep_eight_avx512(const CandidateView& i
 
 // Sixteen candidates at a time; a group with a candidate at the cut takes the portable path,
 // which owes the ties in order.
-__attribute__((target("avx512f"))) void keep_avx512(const CandidateView& in, std::uint32_t cut_bits,
-                                                    std::uint64_t ties, KeptArrays& out) {
+// Works on copies, for the reason append_avx512 takes its arguments by value.
+__attribute__((target("avx512f"))) KeptArrays keep_avx512(const CandidateView in,
+                                                          std::uint32_t cut_bits,
+                                                          std::uint64_t ties, KeptArrays out) {
     const __m512i cut = _mm512_set1_epi32(static_cast<int>(cut_bits));
     std::size_t j = 0;
     for (; j + 16 <= in.size; j += 16) {
         const __m512i bits = _mm512_loadu_si512(in.bits + j);
         if (_mm512_cmpeq_epu32_mask(bits, cut) != 0) {
-            keep_portable(in, j, j + 16, cut_bits, ties, out);
+            out = keep_portable(in, j, j + 16, cut_bits, ties, out);
             continue;
         }
         const auto take = static_cast<std::uint32_t>(_mm512_cmpgt_epu32_mask(bits, cut));
         keep_eight_avx512(in, j, take & 0xffu, out);
         keep_eight_avx512(in, j + 8, take >> 8, out);
     }
-    keep_portable(in, j, in.size, cut_bits, ties, out);
+    return keep_portable(in, j, in.size, cut_bits, ties, out);
 }
 
 // re^2 + im^2 of 16 bins, as score_chunk computes them: the squares, then their sum (the
@@ -115,8 +118,10 @@ __attribute__((target("avx512f"))) __m512 squared_magnitudes(const std::uint64_t
 
 // Compresses into registers and stores whole vectors: the compress-to-memory form is slow on
 // some processors. Each store may write up to 16 entries past the new size.
-__attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun& run, std::uint32_t floor,
-                                                             const CandidateArrays& out,
+// The run and arrays come by value: the vector stores may alias anything, and fields read
+// through a reference would be reloaded after each.
+__attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, std::uint32_t floor,
+                                                             const CandidateArrays out,
                                                              std::size_t m) {
     const __m512i magnitude = _mm512_set1_epi32(0x7fffffff);
     const __m512i floor_bits = _mm512_set1_epi32(static_cast<int>(floor));
@@ -185,12 +190,12 @@ void keep_candidates(CompactPath path, const CandidateView& in, std::uint32_t cu
     out.value_count = 0;
 #if defined(GRADCODEC_X86_DISPATCH)
     if (path == CompactPath::avx512 && cpu_supports(path)) {
-        keep_avx512(in, cut_bits, ties, out);
+        out = keep_avx512(in, cut_bits, ties, out);
         return;
     }
 #endif
     (void)path;
-    keep_portable(in, 0, in.size, cut_bits, ties, out);
+    out = keep_portable(in, 0, in.size, cut_bits, ties, out);
 }
 
 }  // namespace gradcodec
