@@ -59,10 +59,14 @@ struct ShiftSums {
         count += o.count;
     }
     // The sums of a and b; a may be this one.
+    // The sums of a and b; a may be this one. No test per entry: the entries both hold, then
+    // the longer one's rest.
     void set_merged(const ShiftSums& a, const ShiftSums& b) {
-        const unsigned a_top = a.top, b_top = b.top, merged_top = std::max(a_top, b_top);
-        for (unsigned r = 0; r < merged_top; ++r)
-            sum[r] = (r < a_top ? a.sum[r] : 0) + (r < b_top ? b.sum[r] : 0);
+        const unsigned both = std::min(a.top, b.top);
+        const ShiftSums& longer = a.top > b.top ? a : b;
+        const unsigned merged_top = longer.top;
+        for (unsigned r = 0; r < both; ++r) sum[r] = a.sum[r] + b.sum[r];
+        for (unsigned r = both; r < merged_top; ++r) sum[r] = longer.sum[r];
         count = a.count + b.count;
         top = merged_top;
     }
