@@ -107,8 +107,7 @@ __attribute__((target("avx512f"))) KeptArrays keep_avx512(const CandidateView in
 
 // re^2 + im^2 of 16 bins, as score_chunk computes them: the squares, then their sum (the
 // permutes between keep the two from fusing).
-__attribute__((target("avx512f"))) __m512 squared_magnitudes(const std::uint64_t* pairs) {
-    const __m512 low = _mm512_loadu_ps(pairs), high = _mm512_loadu_ps(pairs + 8);
+__attribute__((target("avx512f"))) __m512 squared_magnitudes(__m512 low, __m512 high) {
     const __m512 low2 = _mm512_mul_ps(low, low), high2 = _mm512_mul_ps(high, high);
     const __m512i re = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i im = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
@@ -117,7 +116,8 @@ __attribute__((target("avx512f"))) __m512 squared_magnitudes(const std::uint64_t
 }
 
 // Compresses into registers and stores whole vectors: the compress-to-memory form is slow on
-// some processors. Each store may write up to 16 entries past the new size.
+// some processors. Each store may write up to 16 entries past the new size. The last group of
+// a run is loaded under a mask (masked-off lanes are not read), so no bin takes a scalar path.
 // The run and arrays come by value: the vector stores may alias anything, and fields read
 // through a reference would be reloaded after each.
 __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, std::uint32_t floor,
@@ -127,13 +127,20 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, s
     const __m512i floor_bits = _mm512_set1_epi32(static_cast<int>(floor));
     const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i eight = _mm512_set1_epi64(8);
-    std::size_t k = 0;
-    for (; k + 16 <= run.count; k += 16) {
+    for (std::size_t k = 0; k < run.count; k += 16) {
+        const std::size_t left = run.count - k;
+        const auto valid = static_cast<__mmask16>(left >= 16 ? 0xffffu : (1u << left) - 1);
+        const auto valid_low = static_cast<__mmask8>(valid);
+        const auto valid_high = static_cast<__mmask8>(valid >> 8);
         const auto* pairs = reinterpret_cast<const std::uint64_t*>(run.spectrum + k);
-        const __m512 score =
-            run.scores != nullptr ? _mm512_loadu_ps(run.scores + k) : squared_magnitudes(pairs);
+        const __m512i low_pairs = _mm512_maskz_loadu_epi64(valid_low, pairs);
+        const __m512i high_pairs = _mm512_maskz_loadu_epi64(valid_high, pairs + 8);
+        const __m512 score = run.scores != nullptr
+                                 ? _mm512_maskz_loadu_ps(valid, run.scores + k)
+                                 : squared_magnitudes(_mm512_castsi512_ps(low_pairs),
+                                                      _mm512_castsi512_ps(high_pairs));
         const __m512i b = _mm512_and_si512(_mm512_castps_si512(score), magnitude);
-        const __mmask16 keep = _mm512_cmpge_epu32_mask(b, floor_bits);
+        const __mmask16 keep = _mm512_mask_cmpge_epu32_mask(valid, b, floor_bits);
         if (keep == 0) continue;
         const auto low = static_cast<__mmask8>(keep);
         const auto high = static_cast<__mmask8>(keep >> 8);
@@ -144,13 +151,12 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, s
         _mm512_storeu_si512(out.bins + m, _mm512_maskz_compress_epi64(low, first));
         _mm512_storeu_si512(out.bins + m + low_count,
                             _mm512_maskz_compress_epi64(high, _mm512_add_epi64(first, eight)));
-        _mm512_storeu_si512(out.values + m,
-                            _mm512_maskz_compress_epi64(low, _mm512_loadu_si512(pairs)));
+        _mm512_storeu_si512(out.values + m, _mm512_maskz_compress_epi64(low, low_pairs));
         _mm512_storeu_si512(out.values + m + low_count,
-                            _mm512_maskz_compress_epi64(high, _mm512_loadu_si512(pairs + 8)));
+                            _mm512_maskz_compress_epi64(high, high_pairs));
         m += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(keep)));
     }
-    return append_portable(run, k, floor, out, m);
+    return m;
 }
 
 #endif
