@@ -21,9 +21,8 @@ std::size_t append_portable(const BinRun& run, std::size_t first, std::uint32_t 
                             const CandidateArrays& out, std::size_t m) {
     const auto* parts = reinterpret_cast<const float*>(run.spectrum);
     for (std::size_t k = first; k < run.count; ++k) {
-        const float score = run.scores != nullptr
-                                ? run.scores[k]
-                                : parts[2 * k] * parts[2 * k] + parts[2 * k + 1] * parts[2 * k + 1];
+        const float score =
+            run.scores != nullptr ? run.scores[k] : squared_magnitude(parts + 2 * k);
         const std::uint32_t b = magnitude_bits(score);
         out.bins[m] = run.first_bin + k;
         out.bits[m] = b;
