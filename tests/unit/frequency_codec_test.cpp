@@ -10,9 +10,11 @@
 #include <numeric>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "codec/fft_candidates.hpp"
+#include "codec/fft_spectrum.hpp"
 #include "codec/frequency_codec.hpp"
 #include "codec/frequency_selection.hpp"
 #include "common/parallel.hpp"
@@ -409,6 +411,73 @@ TEST_CASE("the AVX-512 candidate compaction keeps what the portable one keeps", 
             const auto portable = run(CompactPath::portable);
             CHECK(std::get<0>(portable).size() >= 5);
             if (cpu_supports(CompactPath::avx512)) CHECK(run(CompactPath::avx512) == portable);
+        }
+    }
+}
+
+TEST_CASE("candidate compaction without scores ranks bins by score_chunk's squared magnitudes",
+          "[fft]") {
+    std::mt19937 rng(5);
+    std::normal_distribution<float> normal;
+    for (const std::size_t count : {std::size_t{0}, std::size_t{9}, std::size_t{129}}) {
+        std::vector<std::complex<float>> spectrum(count);
+        for (auto& v : spectrum) v = {normal(rng), normal(rng)};
+        if (count > 3) spectrum[3] = {std::nanf(""), 1.0f};
+        if (count > 5) spectrum[5] = {std::numeric_limits<float>::infinity(), 0.0f};
+        std::vector<float> scores(count);
+        score_chunk(spectrum.data(), count, 1.0f, scores.data());
+        for (const float floor : {0.0f, 0.5f, 2.0f}) {
+            const auto run = [&](CompactPath path, const float* given) {
+                const std::size_t room = count + kCompactSlack;
+                std::vector<std::uint64_t> bins(room, 7), values(room, 7);
+                std::vector<std::uint32_t> bits(room, 7);
+                const std::size_t size = append_candidates(
+                    path, {given, spectrum.data(), count, 0}, std::bit_cast<std::uint32_t>(floor),
+                    {bins.data(), bits.data(), values.data()}, 0);
+                bins.resize(size);
+                values.resize(size);
+                bits.resize(size);
+                return std::tuple(bins, bits, values);
+            };
+            INFO("count " << count << " floor " << floor);
+            const auto expected = run(CompactPath::portable, scores.data());
+            CHECK(run(CompactPath::portable, nullptr) == expected);
+            if (cpu_supports(CompactPath::avx512))
+                CHECK(run(CompactPath::avx512, nullptr) == expected);
+        }
+    }
+}
+
+TEST_CASE("the AVX-512 keep of candidates keeps what the portable one keeps", "[fft]") {
+    if (!cpu_supports(CompactPath::avx512)) SUCCEED("no AVX-512 here");
+    std::mt19937 rng(4);
+    for (const std::size_t count :
+         {std::size_t{0}, std::size_t{7}, std::size_t{16}, std::size_t{131}, std::size_t{1000}}) {
+        std::vector<std::uint64_t> bins(count), values(count);
+        std::vector<std::uint32_t> bits(count);
+        for (std::size_t j = 0; j < count; ++j) {
+            bins[j] = (3 * j + (rng() % 3 == 0 ? 1 : 0)) | (rng() % 5 == 0 ? kRealBin : 0);
+            bits[j] = static_cast<std::uint32_t>(rng() % 40);
+            values[j] = (std::uint64_t{rng()} << 32) | rng();
+        }
+        for (const std::uint32_t cut : {0u, 20u, 39u, 50u}) {
+            for (const std::uint64_t ties : {0u, 1u, 7u, 100000u}) {
+                const auto run = [&](CompactPath path) {
+                    std::vector<std::uint64_t> kept(count + kCompactSlack, 7);
+                    std::vector<float> kept_values(2 * count + kCompactSlack, 7.0f);
+                    KeptArrays out{kept.data(), kept_values.data()};
+                    keep_candidates(path, {bins.data(), bits.data(), values.data(), count}, cut,
+                                    ties, out);
+                    kept.resize(out.bin_count);
+                    kept_values.resize(out.value_count);
+                    std::vector<std::uint32_t> value_bits(kept_values.size());
+                    std::memcpy(value_bits.data(), kept_values.data(), 4 * value_bits.size());
+                    return std::pair(kept, value_bits);
+                };
+                INFO("count " << count << " cut " << cut << " ties " << ties);
+                const auto portable = run(CompactPath::portable);
+                if (cpu_supports(CompactPath::avx512)) CHECK(run(CompactPath::avx512) == portable);
+            }
         }
     }
 }

@@ -38,6 +38,8 @@ enum class CompactPath { portable, avx512 };
 bool cpu_supports(CompactPath path);
 CompactPath fastest_compact_path();
 
+// A run of bins and their scores; null scores stand for the bins' squared magnitudes, which
+// the compaction then computes as score_chunk would at scale 1, while the bins are in registers.
 struct BinRun {
     const float* scores;
     const std::complex<float>* spectrum;
@@ -56,5 +58,29 @@ inline constexpr std::size_t kCompactSlack = 16;
 // returns the new size.
 std::size_t append_candidates(CompactPath path, const BinRun& run, std::uint32_t floor,
                               const CandidateArrays& out, std::size_t size);
+
+// Marks a real bin (DC or Nyquist) in a candidate's bin number, which is far below 2^63.
+inline constexpr std::uint64_t kRealBin = std::uint64_t{1} << 63;
+
+struct CandidateView {
+    const std::uint64_t* bins;  // kRealBin set on real bins
+    const std::uint32_t* bits;
+    const std::uint64_t* values;
+    std::size_t size;
+};
+// Where keep_candidates writes, and how much; it may write kCompactSlack entries past each
+// count.
+struct KeptArrays {
+    std::uint64_t* bins;
+    float* values;
+    std::size_t bin_count = 0;
+    std::size_t value_count = 0;
+};
+
+// Keeps, in order, the candidates whose pattern is above `cut_bits`, and those at it while
+// `ties` weight is still owed (one per real bin, two per other): their bins, kRealBin cleared,
+// and their values, Re then Im unless the bin is real.
+void keep_candidates(CompactPath path, const CandidateView& in, std::uint32_t cut_bits,
+                     std::uint64_t ties, KeptArrays& out);
 
 }  // namespace gradcodec

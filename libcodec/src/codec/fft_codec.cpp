@@ -35,7 +35,7 @@ void score_bins(const std::complex<float>* spectrum, std::uint64_t stride, std::
 // chunk/tail: by Parseval a bin's score is then the energy per scalar it restores, on one
 // scale for every chunk. Works a block of chunks at a time, so scoring reads a spectrum
 // still in cache.
-// Also returns largest_magnitude(x), taken block by block while each block is in cache.
+// Also returns largest_magnitude(x), taken block by block just before each block's transform.
 float transform_and_score(const SpectrumLayout& s, const float* x, std::complex<float>* spectrum,
                           float* scores) {
     constexpr std::uint64_t kBlockValues = 1 << 14;
@@ -47,10 +47,11 @@ float transform_and_score(const SpectrumLayout& s, const float* x, std::complex<
     parallel_pieces(c.full, per_block, [&](std::uint64_t first, std::uint64_t count) {
         std::complex<float>* block = spectrum + first * s.stride;
         const float* values = x + first * c.chunk;
-        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, block);
-        score_bins(block, s.stride, s.bins, count, 1.0f, scores + first * s.bins);
+        // The scan streams the block in, so the transform then reads it from cache.
         block_largest[first / per_block] =
             std::bit_cast<std::uint32_t>(largest_magnitude(std::span(values, count * c.chunk)));
+        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, block);
+        score_bins(block, s.stride, s.bins, count, 1.0f, scores + first * s.bins);
     });
     const float* tail = x + c.full * c.chunk;
     block_largest.back() = std::bit_cast<std::uint32_t>(largest_magnitude(std::span(tail, c.tail)));

@@ -1,5 +1,7 @@
-// The candidate compaction of fft's transform-time selection: portable, and on AVX-512 with
-// the compress instructions, 16 bins at a time.
+// The candidate compactions of fft's transform-time selection, of bins to candidates and of
+// candidates to the kept bins: portable, and on AVX-512 with the compress instructions, 16 at
+// a time.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -17,8 +19,11 @@ namespace {
 // Every bin is written before it is known to stay: no branch per bin.
 std::size_t append_portable(const BinRun& run, std::size_t first, std::uint32_t floor,
                             const CandidateArrays& out, std::size_t m) {
+    const auto* parts = reinterpret_cast<const float*>(run.spectrum);
     for (std::size_t k = first; k < run.count; ++k) {
-        const std::uint32_t b = magnitude_bits(run.scores[k]);
+        const float score =
+            run.scores != nullptr ? run.scores[k] : squared_magnitude(parts + 2 * k);
+        const std::uint32_t b = magnitude_bits(score);
         out.bins[m] = run.first_bin + k;
         out.bits[m] = b;
         std::memcpy(&out.values[m], &run.spectrum[k], sizeof(std::uint64_t));
@@ -27,21 +32,114 @@ std::size_t append_portable(const BinRun& run, std::size_t first, std::uint32_t 
     return m;
 }
 
+// Candidates [begin, end). Every candidate is written before it is known to stay (a real bin's
+// Im is overwritten by the next bin): no branch per candidate.
+KeptArrays keep_portable(const CandidateView& in, std::size_t begin, std::size_t end,
+                         std::uint32_t cut_bits, std::uint64_t& ties, KeptArrays out) {
+    std::size_t k_out = out.bin_count, v_out = out.value_count;
+    for (std::size_t j = begin; j < end; ++j) {
+        const bool real = (in.bins[j] & kRealBin) != 0;
+        const std::uint32_t b = in.bits[j];
+        bool take = b > cut_bits;
+        if (b == cut_bits && ties > 0) {
+            ties -= std::min<std::uint64_t>(ties, real ? 1 : 2);
+            take = true;
+        }
+        out.bins[k_out] = in.bins[j] & ~kRealBin;
+        std::memcpy(out.values + v_out, &in.values[j], 2 * sizeof(float));
+        k_out += take ? 1 : 0;
+        v_out += take ? (real ? 1 : 2) : 0;
+    }
+    out.bin_count = k_out;
+    out.value_count = v_out;
+    return out;
+}
+
 #if defined(GRADCODEC_X86_DISPATCH)
 
+// Bit i of `x` to bit 2i.
+std::uint32_t spread_bits(std::uint32_t x) {
+    x = (x | (x << 4)) & 0x0f0fu;
+    x = (x | (x << 2)) & 0x3333u;
+    return (x | (x << 1)) & 0x5555u;
+}
+
+// Eight candidates' bins and values, of which those in `take` stay.
+__attribute__((target("avx512f"), always_inline)) inline void keep_eight_avx512(
+    const CandidateView& in, std::size_t j, std::uint32_t take, KeptArrays& out) {
+    const __m512i real_bit = _mm512_set1_epi64(static_cast<long long>(kRealBin));
+    const __m512i bin_bits = _mm512_set1_epi64(static_cast<long long>(~kRealBin));
+    const __m512i bins = _mm512_loadu_si512(in.bins + j);
+    const auto take8 = static_cast<__mmask8>(take);
+    const auto real = static_cast<std::uint32_t>(_mm512_test_epi64_mask(bins, real_bit));
+    _mm512_storeu_si512(out.bins + out.bin_count,
+                        _mm512_maskz_compress_epi64(take8, _mm512_and_si512(bins, bin_bits)));
+    out.bin_count += static_cast<std::size_t>(std::popcount(take));
+    // Re of every bin kept, Im of those kept that are not real.
+    const auto scalars =
+        static_cast<__mmask16>(spread_bits(take) | (spread_bits(take & ~real) << 1));
+    _mm512_storeu_ps(out.values + out.value_count,
+                     _mm512_maskz_compress_ps(scalars, _mm512_loadu_ps(in.values + j)));
+    out.value_count += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(scalars)));
+}
+
+// Sixteen candidates at a time; a group with a candidate at the cut takes the portable path,
+// which owes the ties in order.
+// Works on copies, for the reason append_avx512 takes its arguments by value.
+__attribute__((target("avx512f"))) KeptArrays keep_avx512(const CandidateView in,
+                                                          std::uint32_t cut_bits,
+                                                          std::uint64_t ties, KeptArrays out) {
+    const __m512i cut = _mm512_set1_epi32(static_cast<int>(cut_bits));
+    std::size_t j = 0;
+    for (; j + 16 <= in.size; j += 16) {
+        const __m512i bits = _mm512_loadu_si512(in.bits + j);
+        if (_mm512_cmpeq_epu32_mask(bits, cut) != 0) {
+            out = keep_portable(in, j, j + 16, cut_bits, ties, out);
+            continue;
+        }
+        const auto take = static_cast<std::uint32_t>(_mm512_cmpgt_epu32_mask(bits, cut));
+        keep_eight_avx512(in, j, take & 0xffu, out);
+        keep_eight_avx512(in, j + 8, take >> 8, out);
+    }
+    return keep_portable(in, j, in.size, cut_bits, ties, out);
+}
+
+// re^2 + im^2 of 16 bins, as score_chunk computes them: the squares, then their sum (the
+// permutes between keep the two from fusing).
+__attribute__((target("avx512f"))) __m512 squared_magnitudes(__m512 low, __m512 high) {
+    const __m512 low2 = _mm512_mul_ps(low, low), high2 = _mm512_mul_ps(high, high);
+    const __m512i re = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i im = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    return _mm512_add_ps(_mm512_permutex2var_ps(low2, re, high2),
+                         _mm512_permutex2var_ps(low2, im, high2));
+}
+
 // Compresses into registers and stores whole vectors: the compress-to-memory form is slow on
-// some processors. Each store may write up to 16 entries past the new size.
-__attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun& run, std::uint32_t floor,
-                                                             const CandidateArrays& out,
+// some processors. Each store may write up to 16 entries past the new size. The last group of
+// a run is loaded under a mask (masked-off lanes are not read), so no bin takes a scalar path.
+// The run and arrays come by value: the vector stores may alias anything, and fields read
+// through a reference would be reloaded after each.
+__attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, std::uint32_t floor,
+                                                             const CandidateArrays out,
                                                              std::size_t m) {
     const __m512i magnitude = _mm512_set1_epi32(0x7fffffff);
     const __m512i floor_bits = _mm512_set1_epi32(static_cast<int>(floor));
     const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i eight = _mm512_set1_epi64(8);
-    std::size_t k = 0;
-    for (; k + 16 <= run.count; k += 16) {
-        const __m512i b = _mm512_and_si512(_mm512_loadu_si512(run.scores + k), magnitude);
-        const __mmask16 keep = _mm512_cmpge_epu32_mask(b, floor_bits);
+    for (std::size_t k = 0; k < run.count; k += 16) {
+        const std::size_t left = run.count - k;
+        const auto valid = static_cast<__mmask16>(left >= 16 ? 0xffffu : (1u << left) - 1);
+        const auto valid_low = static_cast<__mmask8>(valid);
+        const auto valid_high = static_cast<__mmask8>(valid >> 8);
+        const auto* pairs = reinterpret_cast<const std::uint64_t*>(run.spectrum + k);
+        const __m512i low_pairs = _mm512_maskz_loadu_epi64(valid_low, pairs);
+        const __m512i high_pairs = _mm512_maskz_loadu_epi64(valid_high, pairs + 8);
+        const __m512 score = run.scores != nullptr
+                                 ? _mm512_maskz_loadu_ps(valid, run.scores + k)
+                                 : squared_magnitudes(_mm512_castsi512_ps(low_pairs),
+                                                      _mm512_castsi512_ps(high_pairs));
+        const __m512i b = _mm512_and_si512(_mm512_castps_si512(score), magnitude);
+        const __mmask16 keep = _mm512_mask_cmpge_epu32_mask(valid, b, floor_bits);
         if (keep == 0) continue;
         const auto low = static_cast<__mmask8>(keep);
         const auto high = static_cast<__mmask8>(keep >> 8);
@@ -52,14 +150,12 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun& run, 
         _mm512_storeu_si512(out.bins + m, _mm512_maskz_compress_epi64(low, first));
         _mm512_storeu_si512(out.bins + m + low_count,
                             _mm512_maskz_compress_epi64(high, _mm512_add_epi64(first, eight)));
-        const auto* pairs = reinterpret_cast<const std::uint64_t*>(run.spectrum + k);
-        _mm512_storeu_si512(out.values + m,
-                            _mm512_maskz_compress_epi64(low, _mm512_loadu_si512(pairs)));
+        _mm512_storeu_si512(out.values + m, _mm512_maskz_compress_epi64(low, low_pairs));
         _mm512_storeu_si512(out.values + m + low_count,
-                            _mm512_maskz_compress_epi64(high, _mm512_loadu_si512(pairs + 8)));
+                            _mm512_maskz_compress_epi64(high, high_pairs));
         m += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(keep)));
     }
-    return append_portable(run, k, floor, out, m);
+    return m;
 }
 
 #endif
@@ -91,6 +187,20 @@ std::size_t append_candidates(CompactPath path, const BinRun& run, std::uint32_t
 #endif
     (void)path;
     return append_portable(run, 0, floor, out, size);
+}
+
+void keep_candidates(CompactPath path, const CandidateView& in, std::uint32_t cut_bits,
+                     std::uint64_t ties, KeptArrays& out) {
+    out.bin_count = 0;
+    out.value_count = 0;
+#if defined(GRADCODEC_X86_DISPATCH)
+    if (path == CompactPath::avx512 && cpu_supports(path)) {
+        out = keep_avx512(in, cut_bits, ties, out);
+        return;
+    }
+#endif
+    (void)path;
+    out = keep_portable(in, 0, in.size, cut_bits, ties, out);
 }
 
 }  // namespace gradcodec

@@ -11,6 +11,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GRADCODEC_X86_DISPATCH 1
+#endif
 
 #include "common/scratch.hpp"
 #include "index/position_coders.hpp"
@@ -54,12 +58,27 @@ struct ShiftSums {
         for (unsigned r = 0; r < o.top; ++r) sum[r] += o.sum[r];
         count += o.count;
     }
-    // The smallest size and its parameter (ties to the smaller r); past `top` sizes only grow.
+    // The sums of a and b; a may be this one.
+    // The sums of a and b; a may be this one. No test per entry: the entries both hold, then
+    // the longer one's rest.
+    void set_merged(const ShiftSums& a, const ShiftSums& b) {
+        const unsigned both = std::min(a.top, b.top);
+        const ShiftSums& longer = a.top > b.top ? a : b;
+        const unsigned merged_top = longer.top;
+        for (unsigned r = 0; r < both; ++r) sum[r] = a.sum[r] + b.sum[r];
+        for (unsigned r = both; r < merged_top; ++r) sum[r] = longer.sum[r];
+        count = a.count + b.count;
+        top = merged_top;
+    }
+    // The smallest size and its parameter (ties to the smaller r). The size is convex in r:
+    // size(r+1) - size(r) = count - sum of ceil((g >> r) / 2), which never falls as r grows,
+    // so the first r that does not shrink it ends the search; past `top` sizes only grow.
     RiceChoice best() const {
         RiceChoice c{0, at(0) + count};
         for (unsigned r = 1; r <= std::min(top, 63u); ++r) {
             const std::uint64_t bits = at(r) + count * (r + 1);
-            if (bits < c.bits) c = {r, bits};
+            if (bits >= c.bits) break;
+            c = {r, bits};
         }
         return c;
     }
@@ -86,12 +105,99 @@ std::uint32_t shifted_sum(const std::uint32_t* narrow, std::size_t count, unsign
 #endif
 }
 
+// Gaps below 2^kRowBits (those of all but sparse sets) add a row of the table instead: row g
+// holds g >> r for r in [0, kRowBits), one 16-bit lane each, so one vector add per gap serves
+// every shift. A run of 256 such gaps sums to at most 256 * 255 per lane, which fits.
+constexpr unsigned kRowBits = 8;
+struct alignas(16) ShiftRow {
+    std::array<std::uint16_t, kRowBits> lane;
+};
+const std::array<ShiftRow, std::size_t{1} << kRowBits>& shift_rows() {
+    static const auto rows = [] {
+        std::array<ShiftRow, std::size_t{1} << kRowBits> t{};
+        for (unsigned g = 0; g < t.size(); ++g)
+            for (unsigned r = 0; r < kRowBits; ++r)
+                t[g].lane[r] = static_cast<std::uint16_t>(g >> r);
+        return t;
+    }();
+    return rows;
+}
+
+// Adds each gap's row to sum[0, kRowBits); every gap is below 2^kRowBits.
+void add_shift_rows(const std::uint64_t* gaps, std::size_t count, std::uint64_t* sum) {
+    const auto& rows = shift_rows();
+#if defined(__SSE2__)
+    __m128i acc = _mm_setzero_si128();
+    for (std::size_t i = 0; i < count; ++i)
+        acc = _mm_add_epi16(acc, _mm_load_si128(reinterpret_cast<const __m128i*>(&rows[gaps[i]])));
+    alignas(16) std::array<std::uint16_t, kRowBits> lanes;
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes.data()), acc);
+#else
+    std::array<std::uint16_t, kRowBits> lanes{};
+    for (std::size_t i = 0; i < count; ++i)
+        for (unsigned r = 0; r < kRowBits; ++r) lanes[r] += rows[gaps[i]].lane[r];
+#endif
+    for (unsigned r = 0; r < kRowBits; ++r) sum[r] += lanes[r];
+}
+
+#if defined(GRADCODEC_X86_DISPATCH)
+bool has_avx512f() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+}
+
+constexpr std::size_t kLeafGaps = std::size_t{1} << kRiceBlockLog2Min;
+static_assert(kLeafGaps == 32);
+
+// GCC's AVX-512 header builds some intrinsics from deliberately undefined vectors and warns.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// The sums of the 32 gaps that end at p[0..32), p[-1] being the position before them, in two
+// vectors of 16 32-bit gaps: per parameter two shifts, an add and one reduction for the whole
+// leaf. False, `s` untouched, when a gap is 2^24 or more (a lane sum could overflow).
+__attribute__((target("avx512f"))) bool leaf_shift_sums_avx512(const std::uint64_t* p,
+                                                               ShiftSums& s) {
+    const __m512i one = _mm512_set1_epi64(1);
+    __m256i narrow[4];
+    __m512i any = _mm512_setzero_si512();
+    for (std::size_t j = 0; j < 4; ++j) {
+        const __m512i gap = _mm512_sub_epi64(
+            _mm512_sub_epi64(_mm512_loadu_si512(p + 8 * j), _mm512_loadu_si512(p + 8 * j - 1)),
+            one);
+        any = _mm512_or_si512(any, gap);
+        narrow[j] = _mm512_cvtepi64_epi32(gap);
+    }
+    const auto top = static_cast<unsigned>(
+        std::bit_width(static_cast<std::uint64_t>(_mm512_reduce_or_epi64(any))));
+    if (top > 24) return false;
+    const __m512i low = _mm512_inserti64x4(_mm512_castsi256_si512(narrow[0]), narrow[1], 1);
+    const __m512i high = _mm512_inserti64x4(_mm512_castsi256_si512(narrow[2]), narrow[3], 1);
+    s.raise_top(top);
+    for (unsigned r = 0; r < top; ++r) {
+        const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(r));
+        const __m512i sum =
+            _mm512_add_epi32(_mm512_srl_epi32(low, shift), _mm512_srl_epi32(high, shift));
+        s.sum[r] += static_cast<std::uint32_t>(_mm512_reduce_add_epi32(sum));
+    }
+    s.count += kLeafGaps;
+    return true;
+}
+#pragma GCC diagnostic pop
+#endif
+
 // Runs of at most 2^kRiceBlockLog2Max gaps. Rather than one loop per gap whose length follows
 // the gap's bit width (a mispredicted exit per gap), every shift up to the run's widest gap
 // is applied to all gaps of the run. Gaps under 2^24 (all but the sparsest sets') are summed
 // in 32-bit lanes, four per vector; a run of 256 of them cannot overflow.
 ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end) {
     ShiftSums s;
+#if defined(GRADCODEC_X86_DISPATCH)
+    static const bool avx512 = has_avx512f();
+    if (avx512 && begin > 0 && end - begin == kLeafGaps &&
+        leaf_shift_sums_avx512(sorted.data() + begin, s))
+        return s;
+#endif
     constexpr std::size_t kRun = std::size_t{1} << kRiceBlockLog2Max;
     constexpr unsigned kNarrowBits = 24;
     static_assert(kRun << kNarrowBits <= (std::uint64_t{1} << 32));
@@ -109,7 +215,13 @@ ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, s
         }
         const auto top = static_cast<unsigned>(std::bit_width(any));
         s.raise_top(top);
-        if (top <= kNarrowBits) {
+        if (top <= kRowBits) {
+            // A row's lanes from r = top on are 0: sum[s.top, kRowBits) is back at 0 after.
+            const unsigned kept_top = s.top;
+            s.raise_top(kRowBits);
+            add_shift_rows(gaps.data(), count, s.sum.data());
+            s.top = kept_top;
+        } else if (top <= kNarrowBits) {
             for (std::size_t i = 0; i < count; ++i) narrow[i] = static_cast<std::uint32_t>(gaps[i]);
             const std::size_t padded = (count + 3) & ~std::size_t{3};
             for (std::size_t i = count; i < padded; ++i) narrow[i] = 0;
@@ -126,25 +238,58 @@ ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, s
     return s;
 }
 
+// Codes of gap g with parameter r: q = g >> r zeros, a one, then the low r bits.
+struct RiceCode {
+    std::uint64_t bits;
+    unsigned length;
+};
+RiceCode rice_code(std::uint64_t g, unsigned r, std::uint64_t low_mask) {
+    const std::uint64_t q = g >> r;
+    return {((g & low_mask) << (q + 1)) | (std::uint64_t{1} << q),
+            static_cast<unsigned>(q + 1 + r)};
+}
+
+// Four codes of at most kQuadCodeBits bits each go out in one write of at most 56 bits: the
+// writes are a chain (each depends on where the last one ended), the codes are not.
+constexpr unsigned kQuadCodeBits = 14;
+
 void encode_range(BitWriter& w, std::span<const std::uint64_t> sorted, std::size_t begin,
                   std::size_t end, unsigned r) {
     const std::uint64_t low_mask = r == 0 ? 0 : (~0ull >> (64 - r));
     // A code of at most 56 bits takes at most 7 bytes.
     BitWriter::Cursor c = w.open(7 * (end - begin));
-    for (std::size_t i = begin; i < end; ++i) {
+    const auto encode_one = [&](std::size_t i) {
         const std::uint64_t g = gap_at(sorted, i);
         const std::uint64_t q = g >> r;
-        if (q + 1 + r <= 56) {  // the whole code in one write: q zeros, a one, the low bits
-            BitWriter::put_at(c, ((g & low_mask) << (q + 1)) | (1ull << q),
-                              static_cast<unsigned>(q + 1 + r));
-            continue;
+        if (q + 1 + r <= 56) {  // the whole code in one write
+            const RiceCode code = rice_code(g, r, low_mask);
+            BitWriter::put_at(c, code.bits, code.length);
+            return;
         }
         w.close(c);
         w.zeros(q);
         w.put(1, 1);
         w.put(g & low_mask, r);
         c = w.open(7 * (end - i));
+    };
+    std::size_t i = begin;
+    if (i == 0 && i < end) encode_one(i++);  // the first gap has no position before it
+    for (; i + 4 <= end; i += 4) {
+        std::array<std::uint64_t, 4> g;
+        for (std::size_t j = 0; j < 4; ++j) g[j] = sorted[i + j] - sorted[i + j - 1] - 1;
+        // (q0|q1|q2|q3) bounds each q from above.
+        if (((g[0] | g[1] | g[2] | g[3]) >> r) + 1 + r > kQuadCodeBits) {
+            for (std::size_t j = 0; j < 4; ++j) encode_one(i + j);
+            continue;
+        }
+        const RiceCode c0 = rice_code(g[0], r, low_mask), c1 = rice_code(g[1], r, low_mask);
+        const RiceCode c2 = rice_code(g[2], r, low_mask), c3 = rice_code(g[3], r, low_mask);
+        const std::uint64_t low = c0.bits | (c1.bits << c0.length);
+        const std::uint64_t high = c2.bits | (c3.bits << c2.length);
+        const unsigned low_length = c0.length + c1.length;
+        BitWriter::put_at(c, low | (high << low_length), low_length + c2.length + c3.length);
     }
+    for (; i < end; ++i) encode_one(i);
     w.close(c);
 }
 
@@ -192,10 +337,13 @@ RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
                 parameters[l].push_back(static_cast<std::uint8_t>(best.r));
             }
             if (l + 1 == kLevels) break;
+            // level[i / 2] is written after level[i / 2] and level[i / 2 + 1] were read.
             for (std::size_t i = 0; i < blocks; i += 2) {
-                ShiftSums m = level[i];
-                if (i + 1 < blocks) m.merge(level[i + 1]);
-                level[i / 2] = m;
+                if (i + 1 < blocks) {
+                    level[i / 2].set_merged(level[i], level[i + 1]);
+                } else {
+                    level[i / 2] = level[i];
+                }
             }
             blocks = (blocks + 1) / 2;
         }

@@ -9,6 +9,11 @@
 
 #include "select/selection.hpp"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GRADCODEC_X86_DISPATCH 1
+#endif
+
 namespace gradcodec {
 namespace {
 
@@ -148,13 +153,55 @@ struct Patterns {
     std::span<const std::uint32_t> view() const { return {data.get(), size}; }
 };
 
-// The patterns whose top digits equal `prefix`, gathered without a branch per pattern.
-Patterns with_prefix(std::span<const std::uint32_t> bits, unsigned shift, std::uint32_t prefix) {
-    Patterns out{scratch_array_for_overwrite<std::uint32_t>(bits.size() + 1)};
-    for (const std::uint32_t b : bits) {
-        out.data[out.size] = b;
-        out.size += (b >> shift) == prefix ? 1 : 0;
+// Entries past its size that a vector store of with_prefix may write.
+constexpr std::size_t kPatternSlack = 16;
+
+// bits[first, size) onto `out`, without a branch per pattern.
+void add_with_prefix(std::span<const std::uint32_t> bits, std::size_t first, unsigned shift,
+                     std::uint32_t prefix, Patterns& out) {
+    for (std::size_t i = first; i < bits.size(); ++i) {
+        out.data[out.size] = bits[i];
+        out.size += (bits[i] >> shift) == prefix ? 1 : 0;
     }
+}
+
+#if defined(GRADCODEC_X86_DISPATCH)
+bool has_avx512f() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+}
+
+// GCC's AVX-512 header builds some intrinsics from deliberately undefined vectors and warns.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// Sixteen patterns per compare and compress (into a register: compress to memory is slow on
+// some processors); returns where the portable loop takes over.
+__attribute__((target("avx512f"))) std::size_t add_with_prefix_avx512(
+    std::span<const std::uint32_t> bits, unsigned shift, std::uint32_t prefix, Patterns& out) {
+    const __m512i wanted = _mm512_set1_epi32(static_cast<int>(prefix));
+    const __m128i count = _mm_cvtsi32_si128(static_cast<int>(shift));
+    std::size_t i = 0;
+    for (; i + 16 <= bits.size(); i += 16) {
+        const __m512i b = _mm512_loadu_si512(bits.data() + i);
+        const __mmask16 match = _mm512_cmpeq_epi32_mask(_mm512_srl_epi32(b, count), wanted);
+        _mm512_storeu_si512(out.data.get() + out.size, _mm512_maskz_compress_epi32(match, b));
+        out.size += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(match)));
+    }
+    return i;
+}
+#pragma GCC diagnostic pop
+#endif
+
+// The patterns whose top digits equal `prefix`, in order.
+Patterns with_prefix(std::span<const std::uint32_t> bits, unsigned shift, std::uint32_t prefix) {
+    Patterns out{scratch_array_for_overwrite<std::uint32_t>(bits.size() + kPatternSlack)};
+    std::size_t first = 0;
+#if defined(GRADCODEC_X86_DISPATCH)
+    static const bool avx512 = has_avx512f();
+    if (avx512) first = add_with_prefix_avx512(bits, shift, prefix, out);
+#endif
+    add_with_prefix(bits, first, shift, prefix, out);
     return out;
 }
 
