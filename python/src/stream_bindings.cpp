@@ -46,8 +46,10 @@ class PyStreamReader {
         reader_.emplace(source_, limits);
     }
 
-    // The next tensor as (name, array, attrs); groups, links and typed datasets (strings,
-    // compound, ...: the gradcodec CLI rebuilds those as HDF5) are skipped.
+    // The next tensor as (name, array, attrs). Groups and links are passed by; a typed dataset
+    // (strings, compound, ...: NumPy has no general form of HDF5's types, and the gradcodec CLI
+    // rebuilds them as HDF5) is passed by with a UserWarning naming it, so that nothing is
+    // left out unsaid.
     py::object next() {
         while (reader_) {
             std::optional<Record> record;
@@ -60,11 +62,20 @@ class PyStreamReader {
                 break;
             }
             if (auto* tensor = std::get_if<TensorRecord>(&*record)) return decoded(*tensor);
+            if (auto* typed = std::get_if<TypedRecord>(&*record)) warn_skipped(*typed);
         }
         throw py::stop_iteration();
     }
 
   private:
+    // A warning turned into an error by the caller's filters propagates as that exception.
+    void warn_skipped(const TypedRecord& typed) const {
+        const std::string message = path_ + ": " + typed.path +
+                                    ": a typed dataset (not a tensor of numbers), skipped; "
+                                    "`gradcodec decode` rebuilds it in HDF5";
+        if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0) throw py::error_already_set();
+    }
+
     py::tuple decoded(const TensorRecord& tensor) const {
         const TensorMeta meta{tensor.path, tensor.dtype, tensor.shape};
         std::vector<py::ssize_t> shape(tensor.shape.begin(), tensor.shape.end());

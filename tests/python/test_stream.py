@@ -75,3 +75,14 @@ def test_the_cli_decodes_a_python_stream_and_python_reads_a_cli_stream(tmp_path,
             np.testing.assert_array_equal(values, f[name][()])
             count += 1
     assert count > 0
+
+
+def test_a_typed_dataset_is_passed_by_with_a_warning_naming_it():
+    golden = SOURCE_DIR / "samples" / "golden" / "typed-fixture.gcs"
+    with pytest.warns(UserWarning) as warned:
+        records = list(gradcodec.read_stream(golden))
+    messages = [str(w.message) for w in warned]
+    assert any("/kinds/compound:" in m and "typed dataset" in m and str(golden) in m for m in messages)
+    assert any("/meta/fixed_ascii:" in m for m in messages)
+    assert len(messages) == len(set(messages))  # each skipped dataset named once
+    assert all(name not in m for name, _, _ in records for m in messages)
