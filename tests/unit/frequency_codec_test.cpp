@@ -470,8 +470,10 @@ TEST_CASE("the AVX-512 keep of candidates keeps what the portable one keeps", "[
                                     ties, out);
                     kept.resize(out.bin_count);
                     kept_values.resize(out.value_count);
+                    // Compared as bit patterns: NaN payloads must survive too.
                     std::vector<std::uint32_t> value_bits(kept_values.size());
-                    std::memcpy(value_bits.data(), kept_values.data(), 4 * value_bits.size());
+                    std::transform(kept_values.begin(), kept_values.end(), value_bits.begin(),
+                                   [](float v) { return std::bit_cast<std::uint32_t>(v); });
                     return std::pair(kept, value_bits);
                 };
                 INFO("count " << count << " cut " << cut << " ties " << ties);
