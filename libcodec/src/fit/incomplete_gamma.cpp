@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "common/log_gamma.hpp"
+
 namespace gradcodec {
 namespace {
 
@@ -12,7 +14,7 @@ constexpr int kMaxTerms = 100000;
 
 // log of x^a e^-x / Gamma(a): the common prefactor of both expansions.
 double log_prefactor(double a, double x) {
-    return a * std::log(x) - x - std::lgamma(a);
+    return a * std::log(x) - x - log_gamma(a);
 }
 
 // Series for P(a, x): sum_{n>=0} x^n / (a (a+1) ... (a+n)).
@@ -97,7 +99,7 @@ double inverse_regularized_upper_gamma(double a, double q) {
             lo = x;
         else
             hi = x;
-        const double density = std::exp((a - 1.0) * std::log(x) - x - std::lgamma(a));
+        const double density = std::exp((a - 1.0) * std::log(x) - x - log_gamma(a));
         double next = std::numeric_limits<double>::quiet_NaN();
         if (density > 0 && std::isfinite(density)) {
             const double t = -f / density;                 // f / f', with f' = -density

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "common/log_gamma.hpp"
 #include "common/scratch.hpp"
 #include "index/position_coder.hpp"
 #include "index/position_coders.hpp"
@@ -219,7 +220,7 @@ PositionSectionInfo describe_positions(ByteReader& in, std::uint64_t n) {
 double log2_binomial(std::uint64_t n, std::uint64_t k) {
     if (k == 0 || k >= n) return 0.0;
     const double nn = static_cast<double>(n), kk = static_cast<double>(k);
-    return (std::lgamma(nn + 1) - std::lgamma(kk + 1) - std::lgamma(nn - kk + 1)) / std::log(2.0);
+    return (log_gamma(nn + 1) - log_gamma(kk + 1) - log_gamma(nn - kk + 1)) / std::log(2.0);
 }
 
 }  // namespace gradcodec
