@@ -138,6 +138,21 @@ std::vector<double> naive_dct_codec(const std::vector<float>& x, std::size_t chu
     return y;
 }
 
+// The candidates append_candidates writes after `already` placeholder entries (kept in the
+// result), as (bins, bits, values), into arrays pre-filled with a value no candidate has.
+std::tuple<std::vector<std::uint64_t>, std::vector<std::uint32_t>, std::vector<std::uint64_t>>
+compacted(CompactPath path, const BinRun& run, float floor, std::size_t already) {
+    const std::size_t room = run.count + already + kCompactSlack;
+    std::vector<std::uint64_t> bins(room, 7), values(room, 7);
+    std::vector<std::uint32_t> bits(room, 7);
+    const std::size_t size = append_candidates(path, run, std::bit_cast<std::uint32_t>(floor),
+                                               {bins.data(), bits.data(), values.data()}, already);
+    bins.resize(size);
+    bits.resize(size);
+    values.resize(size);
+    return {bins, bits, values};
+}
+
 }  // namespace
 
 TEST_CASE("fft and dct at density 1 with f32 values round trip within float rounding",
@@ -395,17 +410,7 @@ TEST_CASE("the AVX-512 candidate compaction keeps what the portable one keeps", 
         }
         for (const float floor : {0.0f, 50.0f, 99.0f, 1000.0f}) {
             const auto run = [&](CompactPath path) {
-                const std::size_t room = count + 5 + kCompactSlack;
-                std::vector<std::uint64_t> bins(room, 7), values(room, 7);
-                std::vector<std::uint32_t> bits(room, 7);
-                const std::size_t size =
-                    append_candidates(path, {scores.data(), spectrum.data(), count, 1000},
-                                      std::bit_cast<std::uint32_t>(floor),
-                                      {bins.data(), bits.data(), values.data()}, 5);
-                bins.resize(size);
-                values.resize(size);
-                bits.resize(size);
-                return std::tuple(bins, bits, values);
+                return compacted(path, {scores.data(), spectrum.data(), count, 1000}, floor, 5);
             };
             INFO("count " << count << " floor " << floor);
             const auto portable = run(CompactPath::portable);
@@ -428,16 +433,7 @@ TEST_CASE("candidate compaction without scores ranks bins by score_chunk's squar
         score_chunk(spectrum.data(), count, 1.0f, scores.data());
         for (const float floor : {0.0f, 0.5f, 2.0f}) {
             const auto run = [&](CompactPath path, const float* given) {
-                const std::size_t room = count + kCompactSlack;
-                std::vector<std::uint64_t> bins(room, 7), values(room, 7);
-                std::vector<std::uint32_t> bits(room, 7);
-                const std::size_t size = append_candidates(
-                    path, {given, spectrum.data(), count, 0}, std::bit_cast<std::uint32_t>(floor),
-                    {bins.data(), bits.data(), values.data()}, 0);
-                bins.resize(size);
-                values.resize(size);
-                bits.resize(size);
-                return std::tuple(bins, bits, values);
+                return compacted(path, {given, spectrum.data(), count, 0}, floor, 0);
             };
             INFO("count " << count << " floor " << floor);
             const auto expected = run(CompactPath::portable, scores.data());
