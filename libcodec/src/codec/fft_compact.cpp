@@ -6,12 +6,8 @@
 #include <cstring>
 
 #include "codec/fft_candidates.hpp"
+#include "common/cpu_features.hpp"
 #include "select/selection.hpp"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define GRADCODEC_X86_DISPATCH 1
-#endif
 
 namespace gradcodec {
 namespace {
@@ -165,11 +161,7 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, s
 bool cpu_supports(CompactPath path) {
 #if defined(GRADCODEC_X86_DISPATCH)
     if (path == CompactPath::avx512) {
-        static const bool yes = [] {
-            __builtin_cpu_init();
-            return __builtin_cpu_supports("avx512f") != 0;
-        }();
-        return yes;
+        return cpu_has_avx512f();
     }
 #endif
     return path == CompactPath::portable;

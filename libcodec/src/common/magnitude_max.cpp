@@ -1,4 +1,5 @@
 #include "common/magnitude_max.hpp"
+#include "common/cpu_features.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,11 +8,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define GRADCODEC_X86_DISPATCH 1
-#endif
-
 namespace gradcodec {
 namespace {
 
@@ -50,19 +46,13 @@ __attribute__((target("avx2"))) std::uint32_t largest_avx2(std::span<const float
     for (; i < values.size(); ++i) m = std::max(m, std::bit_cast<std::uint32_t>(p[i]) & kMagnitude);
     return m;
 }
-
-bool has_avx2() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-}
 #endif
 
 }  // namespace
 
 std::uint32_t largest_magnitude_bits(std::span<const float> values) {
 #if defined(GRADCODEC_X86_DISPATCH)
-    static const bool avx2 = has_avx2();
-    if (avx2) return largest_avx2(values);
+    if (cpu_has_avx2()) return largest_avx2(values);
 #endif
     std::size_t i = 0;
     std::uint32_t m = 0;

@@ -11,11 +11,8 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define GRADCODEC_X86_DISPATCH 1
-#endif
 
+#include "common/cpu_features.hpp"
 #include "common/scratch.hpp"
 #include "index/position_coders.hpp"
 
@@ -141,11 +138,6 @@ void add_shift_rows(const std::uint64_t* gaps, std::size_t count, std::uint64_t*
 }
 
 #if defined(GRADCODEC_X86_DISPATCH)
-bool has_avx512f() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-}
-
 constexpr std::size_t kLeafGaps = std::size_t{1} << kRiceBlockLog2Min;
 static_assert(kLeafGaps == 32);
 
@@ -193,8 +185,7 @@ __attribute__((target("avx512f"))) bool leaf_shift_sums_avx512(const std::uint64
 ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end) {
     ShiftSums s;
 #if defined(GRADCODEC_X86_DISPATCH)
-    static const bool avx512 = has_avx512f();
-    if (avx512 && begin > 0 && end - begin == kLeafGaps &&
+    if (cpu_has_avx512f() && begin > 0 && end - begin == kLeafGaps &&
         leaf_shift_sums_avx512(sorted.data() + begin, s))
         return s;
 #endif

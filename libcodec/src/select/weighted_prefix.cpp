@@ -7,12 +7,8 @@
 #include <limits>
 #include <optional>
 
+#include "common/cpu_features.hpp"
 #include "select/selection.hpp"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define GRADCODEC_X86_DISPATCH 1
-#endif
 
 namespace gradcodec {
 namespace {
@@ -166,11 +162,6 @@ void add_with_prefix(std::span<const std::uint32_t> bits, std::size_t first, uns
 }
 
 #if defined(GRADCODEC_X86_DISPATCH)
-bool has_avx512f() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-}
-
 // GCC's AVX-512 header builds some intrinsics from deliberately undefined vectors and warns.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -198,8 +189,7 @@ Patterns with_prefix(std::span<const std::uint32_t> bits, unsigned shift, std::u
     Patterns out{scratch_array_for_overwrite<std::uint32_t>(bits.size() + kPatternSlack)};
     std::size_t first = 0;
 #if defined(GRADCODEC_X86_DISPATCH)
-    static const bool avx512 = has_avx512f();
-    if (avx512) first = add_with_prefix_avx512(bits, shift, prefix, out);
+    if (cpu_has_avx512f()) first = add_with_prefix_avx512(bits, shift, prefix, out);
 #endif
     add_with_prefix(bits, first, shift, prefix, out);
     return out;
