@@ -50,12 +50,7 @@ struct ShiftSums {
         for (unsigned r = top; r < new_top; ++r) sum[r] = 0;
         top = std::max(top, new_top);
     }
-    void merge(const ShiftSums& o) {
-        raise_top(o.top);
-        for (unsigned r = 0; r < o.top; ++r) sum[r] += o.sum[r];
-        count += o.count;
-    }
-    // The sums of a and b; a may be this one.
+    void merge(const ShiftSums& o) { set_merged(*this, o); }
     // The sums of a and b; a may be this one. No test per entry: the entries both hold, then
     // the longer one's rest.
     void set_merged(const ShiftSums& a, const ShiftSums& b) {
@@ -328,7 +323,7 @@ RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
                 parameters[l].push_back(static_cast<std::uint8_t>(best.r));
             }
             if (l + 1 == kLevels) break;
-            // level[i / 2] is written after level[i / 2] and level[i / 2 + 1] were read.
+            // level[i / 2] is written after level[i] and level[i + 1] were read (i / 2 <= i).
             for (std::size_t i = 0; i < blocks; i += 2) {
                 if (i + 1 < blocks) {
                     level[i / 2].set_merged(level[i], level[i + 1]);
