@@ -1,10 +1,14 @@
 """The DDP hook on 2 gloo processes over loopback: its average and residuals, checked against
 frames encoded here, and one real DistributedDataParallel step through it."""
 import datetime
+import faulthandler
 import multiprocessing
 import os
 import pathlib
+import queue as queue_module
+import sys
 import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -42,25 +46,62 @@ def bucket_of(rank, step):
     return values
 
 
-def run_ranks(target, *args):
-    """Runs target(rank, world, store, queue, *args) on 2 processes; their queued results.
-    Daemonic ranks, so a failed test leaves no process behind to hang the run."""
+# The parent waits this long for the ranks' results; a rank still running after RANK_DUMP_S
+# prints every thread's stack first, so a hang shows where it is.
+RANKS_DEADLINE_S = 240
+RANK_DUMP_S = 180
+
+
+def run_ranks(target):
+    """Runs target(rank, world) on 2 spawned processes in one gloo group; their results.
+    A rank that dies fails the test at once with its exit code (a negative one names the
+    signal), its Python stack printed by faulthandler. Daemonic ranks, killed at the end, so a
+    failed test leaves no process behind to hang the run."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     with tempfile.TemporaryDirectory(prefix="torch-hook-test-") as store:
-        ranks = [context.Process(target=target, args=(rank, 2, f"{store}/store", queue, *args), daemon=True)
+        ranks = [context.Process(target=rank_main, args=(target, rank, 2, f"{store}/store", queue), daemon=True)
                  for rank in range(2)]
         for p in ranks:
             p.start()
         try:
-            results = dict(queue.get(timeout=120) for _ in ranks)
+            results = collect(ranks, queue)
             for p in ranks:
                 p.join(timeout=60)
-                assert p.exitcode == 0
+                assert p.exitcode == 0, f"a rank exited with {p.exitcode} after sending its results"
         finally:
             for p in ranks:
                 p.kill()
     return [results[r] for r in range(2)]
+
+
+def collect(ranks, queue):
+    results = {}
+    deadline = time.monotonic() + RANKS_DEADLINE_S
+    while len(results) < len(ranks):
+        try:
+            rank, result = queue.get(timeout=1)
+            results[rank] = result
+        except queue_module.Empty:
+            died = {r: p.exitcode for r, p in enumerate(ranks) if p.exitcode not in (None, 0) and r not in results}
+            assert not died, f"rank(s) died before sending results, exit codes {died} (stderr above)"
+            assert time.monotonic() < deadline, \
+                f"ranks {sorted(set(range(len(ranks))) - set(results))} sent nothing in {RANKS_DEADLINE_S} s"
+    return results
+
+
+def rank_main(target, rank, world, store, queue):
+    faulthandler.enable()
+    faulthandler.dump_traceback_later(RANK_DUMP_S)
+    init(rank, world, store)
+    result = target(rank, world)
+    dist.destroy_process_group()
+    queue.put((rank, result))
+
+
+def progress(rank, what):
+    """A line on stderr, which pytest shows only when the test fails: how far a rank got."""
+    print(f"rank {rank}: {what} at {time.strftime('%H:%M:%S')}", file=sys.stderr, flush=True)
 
 
 def init(rank, world, store):
@@ -70,6 +111,18 @@ def init(rank, world, store):
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     dist.init_process_group("gloo", init_method=pathlib.Path(store).as_uri(), rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=60))
+    progress(rank, "process group ready")
+
+
+def all_steps(rank, world):
+    """The hook scenarios, then the real DDP steps, in one process group (spawning ranks is
+    slow, and one rendezvous is one less thing to wait for)."""
+    return {"hook": hook_steps(rank, world), "ddp": ddp_step(rank, world)}
+
+
+@pytest.fixture(scope="module")
+def gloo_ranks():
+    return run_ranks(all_steps)
 
 
 CLIP = 3.0  # the buckets' norms are about 100: clipping always acts
@@ -91,9 +144,8 @@ SCENARIOS = [  # (codec spec, error feedback, DGC momentum, clip_norm, density s
 ]
 
 
-def hook_steps(rank, world, store, queue):
-    """Three hook calls per scenario, in one process group (spawning ranks is slow)."""
-    init(rank, world, store)
+def hook_steps(rank, world):
+    """Three hook calls per scenario."""
     results = {}
     for scenario in SCENARIOS:
         spec, error_feedback, momentum, clip_norm, schedule, per_tensor = scenario
@@ -113,13 +165,13 @@ def hook_steps(rank, world, store, queue):
             steps.append((average.numpy().copy(), None if residual is None else residual.numpy().copy(),
                           None if velocity is None else velocity.numpy().copy()))
         results[scenario] = (steps, (state.calls, state.bytes_sent, state.bytes_frames, state.bytes_dense))
-    dist.destroy_process_group()
-    queue.put((rank, results))
+        progress(rank, f"hook scenario {scenario} done")
+    return results
 
 
 @pytest.fixture(scope="module")
-def hook_results():
-    ranks = run_ranks(hook_steps)
+def hook_results(gloo_ranks):
+    ranks = [r["hook"] for r in gloo_ranks]
     return lambda *scenario, per_tensor=False: [ranks[rank][(*scenario, per_tensor)] for rank in range(2)]
 
 
@@ -318,9 +370,8 @@ def test_bad_hook_options_are_refused_before_training():
         gctorch.comm_hook("rangeq:bits=8", density=lambda step: 0.1)  # rangeq has no density
 
 
-def ddp_step(rank, world, store, queue):
+def ddp_step(rank, world):
     """One backward through the hook, whole-bucket and per-tensor: each parameter's gradient."""
-    init(rank, world, store)
     results = {}
     for per_tensor in (False, True):
         torch.manual_seed(0)
@@ -333,13 +384,13 @@ def ddp_step(rank, world, store, queue):
         torch.nn.functional.cross_entropy(ddp(x), y).backward()
         results[per_tensor] = ([p.grad.flatten().numpy().copy() for p in model.parameters()],
                                state.calls, state.bytes_dense)
-    dist.destroy_process_group()
-    queue.put((rank, results))
+        progress(rank, f"DDP step (per_tensor={per_tensor}) done")
+    return results
 
 
 @pytest.fixture(scope="module")
-def ddp_results():
-    return run_ranks(ddp_step)
+def ddp_results(gloo_ranks):
+    return [r["ddp"] for r in gloo_ranks]
 
 
 def test_a_real_ddp_backward_gives_every_rank_the_same_compressed_average(ddp_results):
