@@ -11,6 +11,7 @@ namespace gradcodec::cli {
 namespace {
 
 Hid file_access_for(const std::string& path) {
+    start_hdf5();
     Hid fapl(H5Pcreate(H5P_FILE_ACCESS));
     // The 1.8 format stores attributes over 64 KiB densely; the oldest format cannot hold them.
     H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);

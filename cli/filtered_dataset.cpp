@@ -8,6 +8,7 @@
 namespace gradcodec::cli {
 
 void register_gradcodec_filter() {
+    start_hdf5();
     if (gradcodec_h5z_register() < 0)
         fail(ErrorKind::io, "cannot register gradcodec's HDF5 filter");
 }

@@ -371,10 +371,12 @@ void DumpDataset::read_into(const std::string& file, std::span<std::byte> out) c
 }
 
 bool looks_like_hdf5(const std::string& file) {
+    start_hdf5();
     return file != "-" && H5Fis_hdf5(file.c_str()) > 0;
 }
 
 Hid open_dump(const std::string& file, bool offer_raw) {
+    start_hdf5();
     if (file == "-") {
         static std::vector<std::uint8_t> image;  // the core driver reads it in place
         image = read_all_stdin();

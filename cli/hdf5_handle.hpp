@@ -42,6 +42,22 @@ inline Hid checked(hid_t id, ErrorKind kind, const std::string& where, const std
     return Hid(id);
 }
 
+// The CLI's HDF5 set-up, once per process, before its first HDF5 call: no clean-up at exit (after a
+// failed write, a full disk, HDF5 1.10 keeps a half-closed file whose close callback crashes in
+// H5_term_library; every file that matters is closed explicitly before success is reported),
+// and no error stack on stderr (our messages replace it). Every way the CLI reaches a file
+// through HDF5 (probing, opening, creating) calls it first, and everything else works on what
+// those returned, so a command that never touches HDF5 (raw input, streams) never starts the
+// library, whose start-up and shut-down cost milliseconds per process.
+inline void start_hdf5() {
+    static const bool started = [] {
+        H5dont_atexit();
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        return true;
+    }();
+    (void)started;
+}
+
 inline void check_status(herr_t status, ErrorKind kind, const std::string& where,
                          const std::string& what) {
     if (status < 0) fail(kind, where + ": " + what);

@@ -1,6 +1,4 @@
 // gradcodec: declares the command line and calls the subcommands. No codec logic lives here.
-#include <hdf5.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -358,11 +356,6 @@ void suggest(const CLI::App& app, int argc, char** argv) {
 
 int main(int argc, char** argv) {
     install_signal_cleanup();
-    // No HDF5 clean-up at exit: after a failed write (a full disk) HDF5 1.10 keeps a half-closed
-    // file whose close callback crashes in H5_term_library. Every file that matters is closed
-    // explicitly before success is reported, so nothing is lost by skipping it.
-    H5dont_atexit();
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // our messages replace HDF5's error stack
     CLI::App app{"gradcodec: lossy and lossless codecs for deep-learning gradients"};
     app.set_version_flag("--version", version_text());
     app.require_subcommand(1);

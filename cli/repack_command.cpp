@@ -92,6 +92,7 @@ struct Repacker {
 // inside H5Dwrite, so a chunk the codec refuses fails that call; a cached chunk would fail
 // only when the dataset closes, where the failure cannot be reported.
 Hid repack_file_access() {
+    start_hdf5();
     Hid fapl = checked(H5Pcreate(H5P_FILE_ACCESS), ErrorKind::io, "repack",
                        "cannot create a property list");
     check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_V110), ErrorKind::io,

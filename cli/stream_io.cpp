@@ -1,8 +1,7 @@
 #include "stream_io.hpp"
 
-#include <hdf5.h>
-
 #include "gradcodec/error.hpp"
+#include "hdf5_dump.hpp"
 
 namespace gradcodec::cli {
 
@@ -26,7 +25,7 @@ std::unique_ptr<StreamReader> open_stream(ByteSource& source, const std::string&
         return std::make_unique<StreamReader>(source, limits);
     } catch (const Error& e) {
         if (std::string(e.what()).find("wrong magic") == std::string::npos) throw;
-        const bool hdf5 = input != "-" && H5Fis_hdf5(input.c_str()) > 0;
+        const bool hdf5 = looks_like_hdf5(input);
         fail(ErrorKind::bad_input,
              input + ": not a gradcodec stream (wrong magic number)" +
                  (hdf5 ? "; it is an HDF5 file: `gradcodec encode` makes a stream of it"
