@@ -4,7 +4,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_PACKAGES=(build-essential cmake pkg-config libcli11-dev libhdf5-dev hdf5-tools libfftw3-dev
                 libzstd-dev libxxhash-dev nlohmann-json3-dev catch2 libbenchmark-dev zstd jq time
                 python3-pybind11 pybind11-dev python3-numpy python3-pytest python3-torch python3-sklearn
-                python3-matplotlib python3-h5py libopenblas0-serial)
+                python3-matplotlib python3-h5py libopenblas0-serial hdf5-plugin-lzf
+                hdf5-filter-plugin-blosc-serial)
 
 # Installs the given Debian packages that are not installed yet; nothing to do on a second run.
 ensure_packages() {
