@@ -6,6 +6,8 @@
 #include <random>
 #include <vector>
 
+#include "common/parallel.hpp"
+#include "quant/magnitude_histogram.hpp"
 #include "quant/mantissa_choice.hpp"
 #include "quant/range_float.hpp"
 
@@ -256,4 +258,93 @@ TEST_CASE("on small tensors the chosen mantissa has the least error of all candi
         const double best = error(chosen);
         for (const int m : mantissa_candidates(bits, anchor)) CHECK(best <= error(m));
     }
+}
+
+namespace {
+
+// Patterns of every class the quantizer treats apart, both signs: zeros, subnormals, values
+// around eps and half eps, every step boundary of the ladder's octaves (and their
+// neighbours), the top and beyond, the largest finite float, infinities and NaNs (which
+// callers replace, but the codes must still match).
+std::vector<float> every_range_class(const RangeLadder& l, std::mt19937& rng) {
+    std::vector<std::uint32_t> bits;
+    const std::uint32_t eps = std::bit_cast<std::uint32_t>(l.eps());
+    const std::uint32_t top = std::bit_cast<std::uint32_t>(l.top());
+    const std::uint32_t half_eps = std::bit_cast<std::uint32_t>(l.eps() / 2);
+    const std::uint32_t three_quarters_eps = std::bit_cast<std::uint32_t>(l.eps() * 0.75f);
+    const std::uint32_t step = 1u << l.shift();
+    for (std::uint32_t sign : {0u, 0x80000000u}) {
+        for (std::uint32_t b : {0u, 1u, 0x7fffffu, 0x800000u, 0x7f7fffffu, 0x7f800000u, 0x7fc00001u,
+                                0x7f800001u, 0x7fffffffu}) {
+            bits.push_back(sign | b);
+        }
+        for (std::uint32_t key = half_eps - std::min(half_eps, 2 * step); key <= top + 2 * step;
+             key += step / 4 + 1)
+            bits.push_back(sign | key);
+        for (std::int64_t d = -3; d <= 3; ++d) {
+            for (std::uint32_t anchor : {eps, half_eps, three_quarters_eps, top, top + step / 2})
+                bits.push_back(sign | static_cast<std::uint32_t>(anchor + d));
+        }
+    }
+    for (int i = 0; i < 5000; ++i) bits.push_back(static_cast<std::uint32_t>(rng()));
+    std::vector<float> out;
+    for (const std::uint32_t b : bits) out.push_back(std::bit_cast<float>(b));
+    return out;
+}
+
+template <typename Code>
+void check_vector_path_matches_portable(int bits, std::mt19937& rng) {
+    std::uniform_int_distribution<int> pick(0, 1000);
+    for (int m = min_mantissa(bits); m <= std::min(bits - 1, kRangeMaxMantissa); ++m) {
+        const float max_abs = std::ldexp(1.0f, pick(rng) % 60 - 30);
+        for (const Rounding r : {Rounding::nearest, Rounding::truncate}) {
+            const RangeLadder l = ladder_from_max(bits, m, max_abs, r);
+            const auto values = every_range_class(l, rng);
+            // Every length up to 70 and the whole set, so that each tail path runs.
+            for (std::size_t n = 0; n <= values.size(); n = n < 70 ? n + 1 : values.size() + 1) {
+                const std::span<const float> in(values.data(), std::min(n, values.size()));
+                std::vector<Code> want(in.size()), got(in.size());
+                encode_range_floats_portable(l, r, in, want.data());
+                encode_range_floats(l, r, in, got.data());
+                INFO("bits " << bits << " m " << m << " n " << in.size());
+                REQUIRE(got == want);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("the quantizer's vector path writes the portable path's codes on every input class",
+          "[rangeq]") {
+    // On a CPU without AVX2 both calls run the portable path and this checks nothing more.
+    std::mt19937 rng(16);
+    for (int bits = 2; bits <= 8; ++bits)
+        check_vector_path_matches_portable<std::uint8_t>(bits, rng);
+    for (int bits = 2; bits <= 16; ++bits)
+        check_vector_path_matches_portable<std::uint16_t>(bits, rng);
+    for (int bits = 2; bits <= 16; bits += 3)
+        check_vector_path_matches_portable<std::uint32_t>(bits, rng);
+}
+
+TEST_CASE("a magnitude survey counts and finds the same whatever the thread count", "[rangeq]") {
+    std::mt19937 rng(4);
+    std::vector<float> values = log_spread_values((std::size_t{3} << 20) + 77, rng);
+    values[12345] = -std::numeric_limits<float>::infinity();
+    const MagnitudeSurvey one = survey_magnitudes(values, true);
+    REQUIRE(one.max_bits == 0x7f800000u);  // the infinity, sign cleared
+    std::uint64_t counted = 0;
+    for (const std::uint64_t c : one.counts) counted += c;
+    CHECK(counted == values.size());
+    CHECK(one.counts[kFirstNonFiniteBin] == 1);
+    for (const unsigned threads : {2u, 3u, 8u}) {
+        const ThreadScope scope(threads);
+        const MagnitudeSurvey many = survey_magnitudes(values, true);
+        CHECK(many.max_bits == one.max_bits);
+        CHECK(many.counts == one.counts);
+        CHECK(survey_magnitudes(values, false).max_bits == one.max_bits);
+    }
+    const MagnitudeSurvey max_only = survey_magnitudes(values, false);
+    CHECK(!max_only.has_histogram);
+    CHECK(max_only.max_bits == one.max_bits);
 }

@@ -8,64 +8,10 @@
 #include <limits>
 #include <vector>
 
-#include "common/parallel.hpp"
 #include "common/scratch.hpp"
 
 namespace gradcodec {
 namespace {
-
-// Bins of the magnitude's top 11 bits: the exponent and 3 mantissa bits, 8 bins per octave.
-// Fine enough that a bin's centre stands for its values; coarse enough to build in one pass.
-constexpr int kBinShift = 20;
-constexpr std::size_t kBins = std::size_t{1} << (31 - kBinShift);
-constexpr std::size_t kFirstNonFiniteBin = 0x7F800000u >> kBinShift;
-
-using Histogram = std::array<std::uint64_t, kBins>;
-
-// Four interleaved sub-histograms: gradients crowd into few bins, and one table would make
-// every increment wait on the previous one to the same counter.
-Histogram magnitude_histogram_serial(std::span<const float> values) {
-    std::array<std::array<std::uint32_t, kBins>, 4> parts{};
-    Histogram total{};
-    const float* v = values.data();
-    const std::size_t n = values.size();
-    auto bin = [](float x) { return (std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu) >> kBinShift; };
-    // uint32 counters cannot overflow within a flush interval of 2^31 values per part.
-    constexpr std::size_t kFlush = std::size_t{1} << 31;
-    for (std::size_t start = 0; start < n; start += kFlush) {
-        const std::size_t end = std::min(n, start + kFlush);
-        std::size_t i = start;
-        for (; i + 4 <= end; i += 4) {
-            ++parts[0][bin(v[i])];
-            ++parts[1][bin(v[i + 1])];
-            ++parts[2][bin(v[i + 2])];
-            ++parts[3][bin(v[i + 3])];
-        }
-        for (; i < end; ++i) ++parts[0][bin(v[i])];
-        for (auto& part : parts) {
-            for (std::size_t b = 0; b < kBins; ++b) total[b] += part[b];
-            part.fill(0);
-        }
-    }
-    return total;
-}
-
-// One piece per thread, summed: exact integer counts whatever the split.
-Histogram magnitude_histogram(std::span<const float> values) {
-    const unsigned threads = codec_threads();
-    if (threads <= 1) return magnitude_histogram_serial(values);
-    const std::size_t piece =
-        std::max(std::size_t{1} << 20, (values.size() + threads - 1) / threads);
-    ScratchVector<Histogram> parts(piece_count(values.size(), piece));
-    parallel_pieces(values.size(), piece, [&](std::size_t first, std::size_t size) {
-        parts[first / piece] = magnitude_histogram_serial(values.subspan(first, size));
-    });
-    Histogram total{};
-    for (const Histogram& part : parts) {
-        for (std::size_t b = 0; b < kBins; ++b) total[b] += part[b];
-    }
-    return total;
-}
 
 // The expected squared error of one value at `x` on the ladder: uniform rounding error in
 // its step (variance step^2/12 for nearest, mean square step^2/3 for truncation), 0 or eps
@@ -102,17 +48,17 @@ double exact_error(std::span<const float> values, const RangeLadder& ladder, Rou
     return error;
 }
 
-double histogram_error(const Histogram& histogram, std::size_t first, std::size_t last,
+double histogram_error(const MagnitudeSurvey& survey, std::size_t first, std::size_t last,
                        const RangeLadder& ladder, Rounding rounding, float max_abs) {
     double error = 0;
     for (std::size_t b = first; b < last; ++b) {
-        if (histogram[b] == 0) continue;
+        if (survey.counts[b] == 0) continue;
         // The bin's centre (its bit pattern plus half a bin), but never above the max: the
         // max's bin would otherwise look clamped by a ladder whose top is the max itself.
-        const auto centre_bits =
-            static_cast<std::uint32_t>((b << kBinShift) | (1u << (kBinShift - 1)));
+        const auto centre_bits = static_cast<std::uint32_t>((b << kMagnitudeBinShift) |
+                                                            (1u << (kMagnitudeBinShift - 1)));
         const double centre = std::min(std::bit_cast<float>(centre_bits), max_abs);
-        error += static_cast<double>(histogram[b]) * value_error(centre, ladder, rounding);
+        error += static_cast<double>(survey.counts[b]) * value_error(centre, ladder, rounding);
     }
     return error;
 }
@@ -135,21 +81,25 @@ ScratchVector<int> mantissa_candidates(int bits, const LadderAnchor& anchor) {
 }
 
 std::optional<int> choose_mantissa(int bits, Rounding rounding, const LadderAnchor& anchor,
-                                   std::span<const float> values) {
+                                   std::span<const float> values, const MagnitudeSurvey* survey) {
     const ScratchVector<int> candidates = mantissa_candidates(bits, anchor);
     if (candidates.empty()) return std::nullopt;
     if (candidates.size() == 1) return candidates[0];
 
     // Small tensors are measured exactly; large ones through the histogram, whose cost does
     // not grow with the tensor.
-    const bool exact = values.size() <= kExactChoiceLimit;
-    Histogram histogram{};
+    const bool exact = !choice_uses_histogram(values.size());
+    std::optional<MagnitudeSurvey> own;
+    if (!exact && (survey == nullptr || !survey->has_histogram)) {
+        own = survey_magnitudes(values, true);
+        survey = &*own;
+    }
     std::size_t first = 1, last = kFirstNonFiniteBin;
     if (!exact) {
-        histogram = magnitude_histogram(values);
-        // Bin 0 holds exact zeros (and magnitudes below 2^-126 * 9/8), which cost nothing.
-        while (first < last && histogram[first] == 0) ++first;
-        while (last > first && histogram[last - 1] == 0) --last;
+        // Bin 0 holds exact zeros (and magnitudes below 2^-126 * 9/8), which cost nothing;
+        // the bins from kFirstNonFiniteBin on hold the values no ladder carries.
+        while (first < last && survey->counts[first] == 0) ++first;
+        while (last > first && survey->counts[last - 1] == 0) --last;
     }
 
     int best = candidates[0];
@@ -158,7 +108,7 @@ std::optional<int> choose_mantissa(int bits, Rounding rounding, const LadderAnch
         const RangeLadder ladder = *make_ladder(bits, m, anchor, rounding);
         const double error =
             exact ? exact_error(values, ladder, rounding)
-                  : histogram_error(histogram, first, last, ladder, rounding, anchor.max_abs);
+                  : histogram_error(*survey, first, last, ladder, rounding, anchor.max_abs);
         if (error < best_error) {
             best_error = error;
             best = m;

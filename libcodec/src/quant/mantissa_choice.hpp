@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/scratch.hpp"
+#include "quant/magnitude_histogram.hpp"
 #include "quant/range_float.hpp"
 
 namespace gradcodec {
@@ -26,14 +27,20 @@ std::optional<RangeLadder> make_ladder(int bits, int mantissa, const LadderAncho
                                        Rounding rounding);
 
 // The candidate m with the least squared error. Tensors of up to kExactChoiceLimit values
-// are encoded with every candidate and measured exactly. Larger ones are estimated from one
-// pass: a histogram of magnitudes (8 bins per octave), each candidate's error summed bin by
-// bin from the bin's centre. Strided samples were tried first and failed on real gradients:
-// a row-major weight gradient with zero columns (an MLP's unused input pixels) aliased with
-// the stride and chose m=0 (rel L2 0.20 instead of 0.013).
+// are encoded with every candidate and measured exactly. Larger ones are estimated from a
+// histogram of magnitudes (8 bins per octave), each candidate's error summed bin by bin from
+// the bin's centre: `survey`'s when it has one (made from these values or from values that
+// differ only in non-finite entries, which the estimate ignores), or one made here. Strided
+// samples were tried first and failed on real gradients: a row-major weight gradient with
+// zero columns (an MLP's unused input pixels) aliased with the stride and chose m=0 (rel L2
+// 0.20 instead of 0.013).
 // Ties go to the smaller m. nullopt only when there is no candidate.
 inline constexpr std::size_t kExactChoiceLimit = 4096;
+inline bool choice_uses_histogram(std::size_t count) {
+    return count > kExactChoiceLimit;
+}
 std::optional<int> choose_mantissa(int bits, Rounding rounding, const LadderAnchor& anchor,
-                                   std::span<const float> values);
+                                   std::span<const float> values,
+                                   const MagnitudeSurvey* survey = nullptr);
 
 }  // namespace gradcodec

@@ -10,9 +10,9 @@
 #include "common/bit_pack.hpp"
 #include "common/float_values.hpp"
 #include "common/huge_pages.hpp"
-#include "common/magnitude_max.hpp"
 #include "common/parallel.hpp"
 #include "common/scratch.hpp"
+#include "quant/magnitude_histogram.hpp"
 #include "quant/mantissa_choice.hpp"
 
 namespace gradcodec {
@@ -86,14 +86,6 @@ void unpack_codes_serial(const RangeLadder& ladder, const std::uint8_t* src, std
             decode_range_floats(ladder, codes.data(), block);
         }
     }
-}
-
-std::uint32_t max_magnitude_bits(std::span<const float> values) {
-    ScratchVector<std::uint32_t> maxima(piece_count(values.size(), kPiece));
-    parallel_pieces(values.size(), kPiece, [&](std::size_t first, std::size_t size) {
-        maxima[first / kPiece] = largest_magnitude_bits(values.subspan(first, size));
-    });
-    return maxima.empty() ? 0 : *std::max_element(maxima.begin(), maxima.end());
 }
 
 void pack_codes(const RangeLadder& ladder, Rounding rounding, std::span<const float> values,
@@ -186,7 +178,10 @@ void write_range_section(const RangeParams& params, std::span<const float> value
     ScratchVector<Exception> exceptions;
     ScratchVector<float> cleaned;  // a copy only when some values must be replaced
     std::span<const float> finite = values;
-    std::uint32_t max_bits = max_magnitude_bits(values);
+    // The mantissa, when it is to be chosen from a histogram, is chosen from this one pass.
+    const MagnitudeSurvey survey =
+        survey_magnitudes(values, !params.mantissa && choice_uses_histogram(values.size()));
+    std::uint32_t max_bits = survey.max_bits;
     if (max_bits >= kInfinityBits) {
         if (!options.allow_nonfinite) require_finite(meta, values);
         // Carried exactly in the exception list; their codes are zero.
@@ -207,7 +202,7 @@ void write_range_section(const RangeParams& params, std::span<const float> value
     LadderAnchor anchor{std::bit_cast<float>(max_bits), params.eps};
     const std::optional<int> mantissa =
         params.mantissa ? params.mantissa
-                        : choose_mantissa(params.bits, params.rounding, anchor, finite);
+                        : choose_mantissa(params.bits, params.rounding, anchor, finite, &survey);
     const std::optional<RangeLadder> made =
         mantissa ? make_ladder(params.bits, *mantissa, anchor, params.rounding) : std::nullopt;
     if (!made) {
