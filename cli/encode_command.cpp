@@ -218,28 +218,40 @@ struct Encoder {
 
     // A direct tensor whose codec encodes in pieces: read piece by piece through the
     // RawPieces that `open_input` opens on a buffer from `buffers`, encoded into another and
-    // written as one record. False, with nothing read or written, for a codec that cannot.
+    // written as one record. A codec that must survey the tensor first (rangeq) reads it
+    // twice, so only from a regular file. False, with nothing read or written, for a codec or
+    // an input that cannot.
     bool encode_in_pieces(const std::string& path, const TensorMeta& meta, unsigned threads,
                           const std::function<RawPieces(std::span<std::byte>)>& open_input,
                           BufferPool& buffers) {
         return with_codec(path, meta.dtype, threads, [&](const Codec& c) {
-            const std::optional<std::uint64_t> payload_size = c.piecewise_size(meta);
-            if (!payload_size) return false;
+            const bool needs_survey = c.needs_piece_survey(meta);
+            if (!needs_survey && !c.piecewise_size(meta)) return false;
             const std::size_t element = dtype_size(meta.dtype);
             const std::uint64_t piece_elements = kPieceBytes / element;
             PooledBuffer values = buffers.take(kPieceBytes);
+            RawPieces input = open_input(values.bytes());
+            std::optional<PieceSurvey> survey;
+            if (needs_survey) {
+                if (!input.rereadable()) return false;
+                survey = c.begin_survey(meta);
+                do {
+                    survey->add(input.next());
+                } while (!input.done());
+                input.rewind();
+            }
+            const PieceSurvey* surveyed = survey ? &*survey : nullptr;
             PooledBuffer out =
                 buffers.take(c.max_encoded_size({meta.name, meta.dtype, {piece_elements}}));
-            RawPieces input = open_input(values.bytes());
             writer.begin(TensorRecord{path, meta.dtype, meta.shape, {}, c.id(), c.spec(), {}},
-                         *payload_size);
+                         *c.piecewise_size(meta, surveyed));
             std::uint64_t first = 0;
             do {
                 const std::span<const std::byte> piece = input.next();
                 const std::span<std::byte> encoded = out.bytes();
                 const std::size_t size = c.encode_piece(
                     meta, first, piece,
-                    {reinterpret_cast<std::uint8_t*>(encoded.data()), encoded.size()});
+                    {reinterpret_cast<std::uint8_t*>(encoded.data()), encoded.size()}, surveyed);
                 writer.add_payload({reinterpret_cast<const std::uint8_t*>(encoded.data()), size});
                 first += piece.size() / element;
             } while (!input.done());

@@ -89,9 +89,16 @@ RawPieces::RawPieces(const std::string& path, std::uint64_t bytes, const std::st
                      std::span<std::byte> buffer)
     : path_(path), what_(what), bytes_(bytes), buffer_(buffer), in_(open_input(path)) {
     if (buffer.empty() && bytes != 0) fail(ErrorKind::usage, path + ": no buffer to read into");
-    const bool regular = is_regular(in_.get(), path, what, bytes);
+    regular_ = is_regular(in_.get(), path, what, bytes);
     // next() checks a pipe's end after its last piece; an empty tensor has none.
-    if (!regular && bytes == 0) expect_end(in_.get(), path, what, bytes);
+    if (!regular_ && bytes == 0) expect_end(in_.get(), path, what, bytes);
+}
+
+void RawPieces::rewind() {
+    if (!regular_) fail(ErrorKind::usage, path_ + ": a pipe cannot be read twice");
+    if (std::fseek(in_.get(), 0, SEEK_SET) != 0)
+        fail(ErrorKind::io, path_ + ": cannot seek: " + std::strerror(errno));
+    done_ = 0;
 }
 
 std::span<const std::byte> RawPieces::next() {

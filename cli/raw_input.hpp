@@ -42,6 +42,10 @@ class RawPieces {
     // The next piece: the buffer's size, or what is left before the end.
     std::span<const std::byte> next();
     bool done() const { return done_ == bytes_; }
+    // Whether rewind() can start the bytes again: a regular file's can, a pipe's cannot.
+    bool rereadable() const { return regular_; }
+    // Reads from the first byte again; Error(usage) on a pipe.
+    void rewind();
 
   private:
     std::string path_;
@@ -50,6 +54,7 @@ class RawPieces {
     std::uint64_t done_ = 0;
     std::span<std::byte> buffer_;
     FilePtr in_;
+    bool regular_ = false;
 };
 
 }  // namespace gradcodec::cli

@@ -1,6 +1,7 @@
-# Raw input for a codec that encodes in pieces (cast) is streamed a few MiB at a time: the
-# stream must be the one the whole-tensor path writes (--scope group takes that path), from a
-# file or a pipe, on any thread count, and errors must name the whole tensor's element.
+# Raw input for a codec that encodes in pieces (cast; rangeq, which reads a file twice) is
+# streamed a few MiB at a time: the stream must be the one the whole-tensor path writes
+# (--scope group takes that path), from a file or a pipe, on any thread count, and errors must
+# name the whole tensor's element.
 source "$(dirname "$0")/testlib.bash"
 
 # 1.3M values: several 4 MiB pieces of f32, more of f64, and a short last piece.
@@ -8,7 +9,7 @@ N=1300001
 perl -e 'print pack("f<*", map { sin($_ * 0.37) * 1e-3 * (1 + $_ % 7) } 0 .. '$((N - 1))')' > g.f32
 perl -e 'print pack("d<*", map { sin($_ * 0.37) * 1e-3 * (1 + $_ % 7) } 0 .. '$((N - 1))')' > g.f64
 for raw in f32 f64; do
-    for spec in cast:to=f16 cast:to=bf16; do
+    for spec in cast:to=f16 cast:to=bf16 rangeq:bits=8 rangeq:bits=3 rangeq:bits=8,mantissa=3; do
         "$GC" encode g.$raw --raw $raw --shape $N --codec $spec -o whole.gcs --force --scope group
         "$GC" encode g.$raw --raw $raw --shape $N --codec $spec -o pieces.gcs --force -T 1
         if cmp -s whole.gcs pieces.gcs; then pass "$raw $spec in pieces: the whole encode's bytes"
@@ -30,6 +31,20 @@ expect_exit 3 "from a pipe too" -- bash -c "cat big.f32 | '$GC' encode - --raw f
 expect_stderr "element 1234567"
 expect_absent x.gcs
 
+# rangeq surveys the file before it writes anything: the same error, and nothing written.
+perl -e '@v = (1e-3) x '$N'; $v[1234567] = 9**9**9; print pack("f<*", @v)' > inf.f32
+expect_exit 3 "an infinite value in a later piece stops rangeq" -- "$GC" encode inf.f32 --raw f32 --shape $N --codec rangeq -o x.gcs
+expect_stderr "element 1234567 is infinite"
+expect_absent x.gcs
+"$GC" encode inf.f32 --raw f32 --shape $N --codec rangeq --allow-nonfinite -o inf.gcs
+"$GC" encode inf.f32 --raw f32 --shape $N --codec rangeq --allow-nonfinite -o inf-whole.gcs --scope group
+if cmp -s inf.gcs inf-whole.gcs; then pass "rangeq in pieces carries the infinity as the whole encode does"
+else fail "rangeq with --allow-nonfinite in pieces differs"; fi
+"$GC" decode inf.gcs --raw -o inf-back.f32
+if [ "$(od -An -tx4 -j $((4 * 1234567)) -N4 inf-back.f32 | tr -d ' ')" = 7f800000 ]; then
+    pass "the infinity decodes exactly"
+else fail "element 1234567 decoded as $(od -An -tx4 -j $((4 * 1234567)) -N4 inf-back.f32)"; fi
+
 expect_exit 3 "a pipe shorter than the shape is bad input" -- bash -c "head -c 5000000 g.f32 | '$GC' encode - --raw f32 --shape $N --codec cast -o x.gcs"
 expect_stderr "needs exactly $((4 * N)) bytes, the input holds only 5000000"
 expect_absent x.gcs
@@ -44,6 +59,9 @@ expect_absent x.gcs
 expect_exit 0 "an empty tensor encodes" -- "$GC" encode empty.f32 --raw f32 --shape 0 --codec cast -o e.gcs
 "$GC" encode empty.f32 --raw f32 --shape 0 --codec cast -o e-whole.gcs --scope group
 if cmp -s e.gcs e-whole.gcs; then pass "the empty tensor's stream is the whole encode's"; else fail "empty tensor streams differ"; fi
+"$GC" encode empty.f32 --raw f32 --shape 0 --codec rangeq -o er.gcs
+"$GC" encode empty.f32 --raw f32 --shape 0 --codec rangeq -o er-whole.gcs --scope group
+if cmp -s er.gcs er-whole.gcs; then pass "rangeq's empty tensor too"; else fail "rangeq empty tensor streams differ"; fi
 expect_exit 0 "an empty pipe encodes" -- bash -c "'$GC' encode - --raw f32 --shape 0 --codec cast -o - < empty.f32 > ep.gcs"
 if cmp -s e.gcs ep.gcs; then pass "from a pipe too"; else fail "empty pipe stream differs"; fi
 finish

@@ -1,8 +1,10 @@
 // A payload encoded piece by piece and written as one record in pieces: the same bytes as the
 // whole tensor encoded and written at once.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "gradcodec/gradcodec.hpp"
@@ -17,21 +19,51 @@ namespace {
 
 // The payload made of pieces cut at `cuts` (element counts, in order), each piece encoded
 // into a buffer sized by max_encoded_size of its own length.
+// A codec that needs a survey (rangeq) is given one made from the same cuts first.
 std::vector<std::uint8_t> encode_in_pieces(const Codec& codec, const TensorMeta& meta,
                                            std::span<const std::byte> values,
                                            const std::vector<std::uint64_t>& cuts) {
     const std::size_t element = dtype_size(meta.dtype);
+    std::optional<PieceSurvey> survey;
+    if (codec.needs_piece_survey(meta)) {
+        survey = codec.begin_survey(meta);
+        std::uint64_t first = 0;
+        for (const std::uint64_t count : cuts) {
+            survey->add(values.subspan(first * element, count * element));
+            first += count;
+        }
+        REQUIRE(survey->complete());
+    }
+    const PieceSurvey* surveyed = survey ? &*survey : nullptr;
+    REQUIRE(codec.piecewise_size(meta, surveyed).has_value());
     std::vector<std::uint8_t> payload;
     std::uint64_t first = 0;
     for (const std::uint64_t count : cuts) {
         const TensorMeta piece_meta{meta.name, meta.dtype, {count}};
         std::vector<std::uint8_t> out(codec.max_encoded_size(piece_meta));
-        const std::size_t size =
-            codec.encode_piece(meta, first, values.subspan(first * element, count * element), out);
+        const std::size_t size = codec.encode_piece(
+            meta, first, values.subspan(first * element, count * element), out, surveyed);
         payload.insert(payload.end(), out.begin(), out.begin() + static_cast<long>(size));
         first += count;
     }
+    CHECK(payload.size() == codec.piecewise_size(meta, surveyed));
     return payload;
+}
+
+// The tensor's values narrowed to a 16-bit float dtype: cast's payload after its target byte.
+std::vector<std::byte> narrow_bytes(const std::vector<float>& values, DType dtype) {
+    const Codec cast = Codec::compile(dtype == DType::f16 ? "cast:to=f16" : "cast:to=bf16");
+    const std::vector<std::uint8_t> payload =
+        cast.encode({"g", DType::f32, {values.size()}}, as_bytes_of(values));
+    std::vector<std::byte> bytes(payload.size() - 1);
+    std::memcpy(bytes.data(), payload.data() + 1, bytes.size());
+    return bytes;
+}
+
+std::uint64_t cut_total(const std::vector<std::uint64_t>& cuts) {
+    std::uint64_t total = 0;
+    for (const std::uint64_t c : cuts) total += c;
+    return total;
 }
 
 std::vector<std::byte> f64_bytes(const std::vector<float>& values) {
@@ -87,11 +119,121 @@ TEST_CASE("a value out of range in a piece is named by its index in the whole te
     CHECK(message.find("layer.weight: element 4777") != std::string::npos);
 }
 
+TEST_CASE("rangeq encoded in surveyed pieces gives the bytes of the whole encode", "[pieces]") {
+    const auto threads = GENERATE(1u, 3u);
+    const auto spec = GENERATE(as<std::string>{}, "rangeq:bits=8", "rangeq:bits=3",
+                               "rangeq:bits=16", "rangeq:bits=5,round=truncate",
+                               "rangeq:bits=8,mantissa=2", "rangeq:bits=6,eps=1e-7");
+    const Codec codec = Codec::compile(spec).with_threads(threads);
+    INFO(spec << " on " << threads << " threads");
+    // Large tensors choose the mantissa from a histogram, small ones (up to 4096 values) on
+    // the values themselves; both are gathered piece by piece.
+    const std::vector<std::vector<std::uint64_t>> cuttings = {
+        {200'003}, {8, 65'536, 100'000, 34'459}, {200'000, 3}, {1000}, {8, 0, 992}, {999}, {0}};
+    for (const auto& cuts : cuttings) {
+        const std::uint64_t n = cut_total(cuts);
+        std::vector<float> values = laplace_values(n, 11 + n);
+        const TensorMeta meta{"g", DType::f32, {n}};
+        CHECK(encode_in_pieces(codec, meta, as_bytes_of(values), cuts) ==
+              codec.encode(meta, as_bytes_of(values)));
+        // 16-bit tensors, with values at f16's largest, where the ladder may be clamped.
+        for (std::size_t i = 0; i < std::min<std::size_t>(n, 5); ++i)
+            values[i * (n / 5)] = i % 2 == 0 ? 65504.0f : -65504.0f;
+        for (const DType dtype : {DType::f16, DType::bf16}) {
+            const TensorMeta narrow{"g", dtype, {n}};
+            const std::vector<std::byte> bytes = narrow_bytes(values, dtype);
+            CHECK(encode_in_pieces(codec, narrow, bytes, cuts) == codec.encode(narrow, bytes));
+        }
+    }
+}
+
+TEST_CASE("rangeq in pieces carries non-finite values in the whole tensor's list", "[pieces]") {
+    EncodeOptions options;
+    options.allow_nonfinite = true;
+    const Codec codec = Codec::compile("rangeq:bits=8", options);
+    std::vector<float> values = laplace_values(100'000, 21);
+    values[5] = std::numeric_limits<float>::quiet_NaN();
+    values[70'001] = -std::numeric_limits<float>::infinity();
+    values[99'999] = std::numeric_limits<float>::infinity();
+    const TensorMeta meta{"g", DType::f32, {100'000}};
+    const auto bytes = as_bytes_of(values);
+    const std::vector<std::uint8_t> whole = codec.encode(meta, bytes);
+    CHECK(encode_in_pieces(codec, meta, bytes, {65'536, 34'464}) == whole);
+    CHECK(encode_in_pieces(codec, meta, bytes, {8, 70'000, 29'992}) == whole);
+    std::vector<float> back(values.size());
+    decode_tensor(codec.id(), meta, whole, as_writable_bytes(std::span(back)));
+    CHECK(std::isnan(back[5]));
+    CHECK(back[70'001] == -std::numeric_limits<float>::infinity());
+}
+
+TEST_CASE("a rangeq survey names a non-finite value by its index in the whole tensor", "[pieces]") {
+    std::vector<float> values = laplace_values(10'000, 4);
+    values[6'543] = std::numeric_limits<float>::infinity();
+    const TensorMeta meta{"layer.weight", DType::f32, {10'000}};
+    const Codec codec = Codec::compile("rangeq:bits=8");
+    PieceSurvey survey = codec.begin_survey(meta);
+    const auto bytes = as_bytes_of(values);
+    survey.add(bytes.first(4'096 * 4));
+    try {
+        survey.add(bytes.subspan(4'096 * 4));
+        FAIL("the survey took an infinite value");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::bad_input);
+        CHECK(std::string(e.what()).find("layer.weight: element 6543 is infinite") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("rangeq pieces need a complete survey of the same tensor, on 8-element starts",
+          "[pieces]") {
+    const TensorMeta meta{"g", DType::f32, {1000}};
+    const std::vector<float> values = laplace_values(1000, 5);
+    const auto bytes = as_bytes_of(values);
+    const Codec codec = Codec::compile("rangeq:bits=4");
+    CHECK(codec.needs_piece_survey(meta));
+    CHECK(codec.piece_alignment() == 8);
+    std::vector<std::uint8_t> out(codec.max_encoded_size(meta));
+    const auto usage_error = [](auto&& call) {
+        try {
+            call();
+        } catch (const Error& e) {
+            return e.kind() == ErrorKind::usage;
+        }
+        return false;
+    };
+    CHECK(usage_error([&] { (void)codec.piecewise_size(meta); }));
+    CHECK(usage_error([&] { codec.encode_piece(meta, 0, bytes, out); }));
+    PieceSurvey survey = codec.begin_survey(meta);
+    survey.add(bytes.first(400 * 4));
+    CHECK_FALSE(survey.complete());
+    CHECK(usage_error([&] { codec.encode_piece(meta, 0, bytes, out, &survey); }));
+    CHECK(usage_error([&] { survey.add(bytes.subspan(400 * 4, 3 * 4)); }) == false);
+    // The next piece started at 403, not on a multiple of 8.
+    CHECK(usage_error([&] { survey.add(bytes.subspan(403 * 4)); }));
+    PieceSurvey whole = codec.begin_survey(meta);
+    whole.add(bytes);
+    CHECK(whole.complete());
+    CHECK(usage_error([&] { whole.add(bytes.first(8)); }));  // past the end
+    CHECK(usage_error(
+        [&] { codec.encode_piece(meta, 4, bytes.subspan(4 * 4, 8 * 4), out, &whole); }));
+    const TensorMeta other{"h", DType::f32, {1000}};
+    CHECK(usage_error([&] { codec.encode_piece(other, 0, bytes, out, &whole); }));
+    CHECK(usage_error([&] { (void)Codec::compile("rangeq:bits=3").piecewise_size(meta, &whole); }));
+    CHECK(usage_error([&] { PieceSurvey().add(bytes); }));
+    CHECK(codec.encode_piece(meta, 0, bytes, out, &whole) == codec.encode(meta, bytes).size());
+    // f64 tensors are narrowed as a whole; cast needs no survey.
+    CHECK_FALSE(codec.needs_piece_survey({"d", DType::f64, {10}}));
+    CHECK_FALSE(codec.piecewise_size({"d", DType::f64, {10}}).has_value());
+    CHECK_FALSE(Codec::compile("cast").needs_piece_survey(meta));
+    CHECK(usage_error([&] { (void)Codec::compile("cast").begin_survey(meta); }));
+}
+
 TEST_CASE("codecs whose payload depends on the whole tensor do not encode in pieces", "[pieces]") {
     const TensorMeta meta{"g", DType::f32, {1000}};
     const std::vector<float> values = laplace_values(1000, 5);
-    for (const char* spec : {"lossless", "rangeq:bits=8", "topk:density=0.01", "fft"}) {
+    for (const char* spec : {"lossless", "topk:density=0.01", "fft"}) {
         const Codec codec = Codec::compile(spec);
+        CHECK_FALSE(codec.needs_piece_survey(meta));
         CHECK_FALSE(codec.piecewise_size(meta).has_value());
         std::vector<std::uint8_t> out(codec.max_encoded_size(meta));
         try {

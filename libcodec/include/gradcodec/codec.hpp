@@ -99,6 +99,24 @@ struct Feedback {
     std::span<std::byte> decoded;   // decode(payload)
 };
 
+// The first pass over a tensor's pieces, for a codec that encodes in pieces only after it has
+// seen every value (Codec::begin_survey). Pieces are added in element order, each as
+// encode_piece will be given it; values the codec refuses (non-finite ones) throw here, naming
+// the element's index in the whole tensor. Cheap to copy (copies share the state).
+class PieceSurvey {
+  public:
+    // Throws Error(usage) on a piece of partial elements, past the tensor's end or not
+    // starting on the codec's piece_alignment().
+    void add(std::span<const std::byte> values);
+    // Whether every element has been added. Both throw Error(usage) on a PieceSurvey that
+    // did not come from begin_survey.
+    bool complete() const;
+
+  private:
+    friend class Codec;
+    std::shared_ptr<struct PieceSurveyState> state_;
+};
+
 // A codec compiled once from its spec: the name is resolved and the keys are parsed and
 // validated into typed parameters, so encoding never parses a string again. A Codec is
 // immutable and cheap to copy (copies share the compiled parameters); one Codec may be used
@@ -151,21 +169,37 @@ class Codec {
                             std::span<std::uint8_t> out, const Feedback& feedback) const;
 
     // Codecs whose payload is a prefix followed by each element's code in element order
-    // (cast) encode a tensor piece by piece, so that a caller can stream a large tensor
-    // through small buffers instead of holding it and its payload whole. For those, the
-    // payload's size, known before encoding; nullopt for the others (encode it whole).
-    std::optional<std::uint64_t> piecewise_size(const TensorMeta& meta) const;
+    // (cast, rangeq) encode a tensor piece by piece, so that a caller can stream a large
+    // tensor through small buffers instead of holding it and its payload whole. rangeq's
+    // prefix depends on the whole tensor, so its pieces go through two passes: first every
+    // piece into a PieceSurvey (begin_survey), then every piece into encode_piece with the
+    // complete survey. A survey is needed where needs_piece_survey says so.
+    //
+    // The payload's size: for cast known before encoding, for rangeq once the survey is
+    // complete; nullopt for the codecs that encode whole tensors only, and for rangeq on f64
+    // tensors or with Execution::cuda. Throws Error(usage) when a survey is needed and
+    // `survey` is null, incomplete or another tensor's.
+    std::optional<std::uint64_t> piecewise_size(const TensorMeta& meta,
+                                                const PieceSurvey* survey = nullptr) const;
+    bool needs_piece_survey(const TensorMeta& meta) const;
+    // Throws Error(usage) when the codec needs no survey for `meta`.
+    PieceSurvey begin_survey(const TensorMeta& meta) const;
+    // Every piece starts on a multiple of this many elements (8 for rangeq, whose codes are
+    // bit-packed; 1 for cast), except that the last piece may be shorter.
+    std::uint64_t piece_alignment() const;
 
     // The payload bytes of elements [first, first + n) of the tensor `meta`, preceded by the
     // payload's prefix when first == 0, written into `out`; returns their size. `values` holds
     // exactly those n elements (n · dtype size bytes). Pieces encoded in element order
     // concatenate to encode(meta, every value); only the first piece may start at element 0,
     // so only an empty tensor has an empty first piece. Errors name the element's index in the
-    // whole tensor. Throws Error(usage) when piecewise_size is nullopt or the piece lies outside
-    // the tensor, Error(limit) when `out` is too small (max_encoded_size of an n-element tensor
-    // always suffices).
+    // whole tensor. Throws Error(usage) when piecewise_size is nullopt, the piece lies outside
+    // the tensor or does not start on piece_alignment(), or the survey is missing as for
+    // piecewise_size; Error(limit) when `out` is too small (max_encoded_size of an n-element
+    // tensor always suffices).
     std::size_t encode_piece(const TensorMeta& meta, std::uint64_t first,
-                             std::span<const std::byte> values, std::span<std::uint8_t> out) const;
+                             std::span<const std::byte> values, std::span<std::uint8_t> out,
+                             const PieceSurvey* survey = nullptr) const;
 
     // Decodes a payload of this codec's id into `out` (exactly meta.byte_count() bytes), with
     // this codec's threads and execution; the same as decode_tensor(id(), ...). Throws

@@ -119,34 +119,138 @@ std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte
     return size;
 }
 
-std::optional<std::uint64_t> Codec::piecewise_size(const TensorMeta& meta) const {
+struct PieceSurveyState {
+    const PieceCoding* coding;
+    std::shared_ptr<const CompiledParams> params;
+    TensorMeta meta;
+    EncodeOptions options;
+    std::uint64_t next = 0;  // the first element of the next piece
+    std::any survey;
+};
+
+namespace {
+
+// The codec's piece coding for this tensor, or nullptr when it encodes the tensor whole. A
+// survey codec (rangeq) leaves f64 to the whole encode, which checks the values' range as it
+// narrows them, and the device to its own encode.
+const PieceCoding* pieces_for(const CodecDef& codec, const TensorMeta& meta,
+                              const EncodeOptions& options) {
+    const PieceCoding* pieces = piece_coding(codec);
+    if (pieces == nullptr || (codec.floats_only && !is_float(meta.dtype))) return nullptr;
+    if (pieces->begin_survey != nullptr &&
+        (meta.dtype == DType::f64 || options.execution != Execution::cpu)) {
+        return nullptr;
+    }
+    return pieces;
+}
+
+// Checks that a piece of `bytes` bytes from element `first` lies inside the tensor, is whole
+// elements and starts where the codec's pieces may; returns its element count.
+std::uint64_t check_piece(const TensorMeta& meta, std::uint64_t first, std::size_t bytes,
+                          std::uint64_t alignment) {
+    const std::uint64_t total = meta.element_count();
+    const std::size_t element = dtype_size(meta.dtype);
+    const std::uint64_t count = bytes / element;
+    if (bytes % element != 0 || first > total || count > total - first || first % alignment != 0) {
+        fail(ErrorKind::usage, meta.name + ": a piece of " + std::to_string(bytes) +
+                                   " bytes from element " + std::to_string(first) +
+                                   " is not a run of whole elements inside the tensor's " +
+                                   std::to_string(total) + ", starting on a multiple of " +
+                                   std::to_string(alignment));
+    }
+    return count;
+}
+
+// The complete survey's state for a codec that needs one; null for one that needs none.
+const std::any* complete_survey(const PieceCoding& pieces, const TensorMeta& meta,
+                                const PieceSurveyState* state,
+                                const std::shared_ptr<const CompiledParams>& params) {
+    if (pieces.begin_survey == nullptr) return nullptr;
+    if (state == nullptr || state->params != params || state->meta.name != meta.name ||
+        state->meta.shape != meta.shape || state->meta.dtype != meta.dtype) {
+        fail(ErrorKind::usage, meta.name +
+                                   ": this codec encodes in pieces only after a survey "
+                                   "of the same tensor (Codec::begin_survey)");
+    }
+    if (state->next != meta.element_count()) {
+        fail(ErrorKind::usage, meta.name + ": the survey has seen " + std::to_string(state->next) +
+                                   " of " + std::to_string(meta.element_count()) + " elements");
+    }
+    return &state->survey;
+}
+
+}  // namespace
+
+namespace {
+
+PieceSurveyState& state_of(const std::shared_ptr<PieceSurveyState>& state) {
+    if (state == nullptr) fail(ErrorKind::usage, "a PieceSurvey comes from Codec::begin_survey");
+    return *state;
+}
+
+}  // namespace
+
+void PieceSurvey::add(std::span<const std::byte> values) {
+    PieceSurveyState& s = state_of(state_);
+    const std::uint64_t count = check_piece(s.meta, s.next, values.size(), s.coding->alignment);
+    const ThreadScope threads(s.options.threads);
+    s.coding->survey(s.survey, s.meta, s.next, values);
+    s.next += count;
+}
+
+bool PieceSurvey::complete() const {
+    const PieceSurveyState& s = state_of(state_);
+    return s.next == s.meta.element_count();
+}
+
+bool Codec::needs_piece_survey(const TensorMeta& meta) const {
+    const PieceCoding* pieces = pieces_for(*def_, meta, options_);
+    return pieces != nullptr && pieces->begin_survey != nullptr;
+}
+
+PieceSurvey Codec::begin_survey(const TensorMeta& meta) const {
+    if (!needs_piece_survey(meta)) {
+        fail(ErrorKind::usage, meta.name + ": codec '" + std::string(def_->name) +
+                                   "' takes no survey for this tensor");
+    }
+    const PieceCoding* pieces = pieces_for(*def_, meta, options_);
+    PieceSurvey survey;
+    survey.state_ = std::make_shared<PieceSurveyState>(PieceSurveyState{
+        pieces, params_, meta, options_, 0, pieces->begin_survey(params_->params, meta, options_)});
+    return survey;
+}
+
+std::uint64_t Codec::piece_alignment() const {
     const PieceCoding* pieces = piece_coding(*def_);
-    if (pieces == nullptr || (def_->floats_only && !is_float(meta.dtype))) return std::nullopt;
+    return pieces != nullptr ? pieces->alignment : 1;
+}
+
+std::optional<std::uint64_t> Codec::piecewise_size(const TensorMeta& meta,
+                                                   const PieceSurvey* survey) const {
     meta.element_count();  // throws on an overflowing shape
-    return pieces->payload_size(params_->params, meta);
+    const PieceCoding* pieces = pieces_for(*def_, meta, options_);
+    if (pieces == nullptr) return std::nullopt;
+    return pieces->payload_size(
+        params_->params, meta,
+        complete_survey(*pieces, meta, survey != nullptr ? survey->state_.get() : nullptr,
+                        params_));
 }
 
 std::size_t Codec::encode_piece(const TensorMeta& meta, std::uint64_t first,
-                                std::span<const std::byte> values,
-                                std::span<std::uint8_t> out) const {
-    const PieceCoding* pieces = piece_coding(*def_);
+                                std::span<const std::byte> values, std::span<std::uint8_t> out,
+                                const PieceSurvey* survey) const {
+    if (def_->floats_only) require_float_tensor(def_->name, meta);
+    const PieceCoding* pieces = pieces_for(*def_, meta, options_);
     if (pieces == nullptr) {
         fail(ErrorKind::usage, meta.name + ": codec '" + std::string(def_->name) +
-                                   "' encodes whole tensors only, not in pieces");
+                                   "' encodes this tensor whole only, not in pieces");
     }
-    if (def_->floats_only) require_float_tensor(def_->name, meta);
-    const std::uint64_t total = meta.element_count();
-    const std::size_t element = dtype_size(meta.dtype);
-    const std::uint64_t count = values.size() / element;
-    if (values.size() % element != 0 || first > total || count > total - first) {
-        fail(ErrorKind::usage, meta.name + ": a piece of " + std::to_string(values.size()) +
-                                   " bytes from element " + std::to_string(first) +
-                                   " is not a run of whole elements inside the tensor's " +
-                                   std::to_string(total));
-    }
+    check_piece(meta, first, values.size(), pieces->alignment);
+    const std::any* state =
+        complete_survey(*pieces, meta, survey != nullptr ? survey->state_.get() : nullptr, params_);
     const ThreadScope threads(options_.threads);
     ByteOutput sink(out, meta.name);
-    pieces->encode(params_->params, meta, first, values, sink);
+    pieces->encode(params_->params, meta, first, values, state, sink);
     return sink.size();
 }
 

@@ -100,7 +100,7 @@ std::any compile(const CodecSpec& spec) {
 // The payload is the target's code, then each element's code in order: any run of elements
 // encodes on its own (codec/piece_coding.hpp).
 void encode_piece(const std::any& compiled, const TensorMeta& meta, std::uint64_t first,
-                  std::span<const std::byte> data, ByteOutput& sink) {
+                  std::span<const std::byte> data, const std::any*, ByteOutput& sink) {
     const auto target = std::any_cast<SmallFloat>(compiled);
     const std::size_t count = data.size() / dtype_size(meta.dtype);
     std::uint8_t* out = sink.extend((first == 0 ? 1 : 0) + 2 * count);
@@ -110,10 +110,10 @@ void encode_piece(const std::any& compiled, const TensorMeta& meta, std::uint64_
 
 void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions&, ByteOutput& sink) {
-    encode_piece(compiled, meta, 0, data, sink);
+    encode_piece(compiled, meta, 0, data, nullptr, sink);
 }
 
-std::uint64_t payload_size(const std::any&, const TensorMeta& meta) {
+std::uint64_t payload_size(const std::any&, const TensorMeta& meta, const std::any*) {
     return 1 + 2 * meta.element_count();
 }
 
@@ -146,7 +146,7 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t>) {
 
 std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
                             const EncodeOptions&) {
-    return payload_size(compiled, meta);
+    return payload_size(compiled, meta, nullptr);
 }
 
 }  // namespace
@@ -155,6 +155,6 @@ const CodecDef kCastCodec{"cast", kCodecCast, "round to to=f16|bf16 (nearest eve
                           true,   compile,    encode,
                           decode, describe,   payload_bound};
 
-const PieceCoding kCastPieces{payload_size, encode_piece};
+const PieceCoding kCastPieces{nullptr, nullptr, payload_size, encode_piece, 1};
 
 }  // namespace gradcodec

@@ -3,7 +3,9 @@
 namespace gradcodec {
 
 const PieceCoding* piece_coding(const CodecDef& codec) {
-    return &codec == &kCastCodec ? &kCastPieces : nullptr;
+    if (&codec == &kCastCodec) return &kCastPieces;
+    if (&codec == &kRangeqCodec) return &kRangeqPieces;
+    return nullptr;
 }
 
 }  // namespace gradcodec

@@ -91,12 +91,12 @@ void store_float32(std::span<const float> values, DType dtype, std::span<std::by
     }
 }
 
-void require_finite(const TensorMeta& meta, std::span<const float> values) {
+void require_finite(const TensorMeta& meta, std::span<const float> values, std::uint64_t first) {
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (!std::isfinite(values[i])) {
             fail(
                 ErrorKind::bad_input,
-                meta.name + ": element " + std::to_string(i) + " is " +
+                meta.name + ": element " + std::to_string(first + i) + " is " +
                     (std::isnan(values[i]) ? "NaN" : "infinite") +
                     "; lossy codecs need finite values (allow_nonfinite carries them exactly where "
                     "the codec supports it)");

@@ -2,6 +2,7 @@
 // Lossy codecs work on binary32. These adapters turn a tensor of any float dtype into
 // binary32 values and back, without a copy when the tensor already is aligned f32.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -21,9 +22,10 @@ class Float32Values {
     std::span<const float> view_;
 };
 
-// Throws Error(bad_input) naming the tensor and the first non-finite index. The message names
-// the option (allow_nonfinite) that carries such values where a codec can.
-void require_finite(const TensorMeta& meta, std::span<const float> values);
+// Throws Error(bad_input) naming the tensor and the first non-finite index (counted from
+// `first`, where `values` are part of the tensor). The message names the option
+// (allow_nonfinite) that carries such values where a codec can.
+void require_finite(const TensorMeta& meta, std::span<const float> values, std::uint64_t first = 0);
 
 // Widens each element of a float tensor to double, for exact metrics.
 double float_element(DType dtype, std::span<const std::byte> data, std::size_t index);

@@ -88,9 +88,10 @@ std::optional<int> choose_mantissa(int bits, Rounding rounding, const LadderAnch
 
     // Small tensors are measured exactly; large ones through the histogram, whose cost does
     // not grow with the tensor.
-    const bool exact = !choice_uses_histogram(values.size());
+    const bool surveyed = survey != nullptr && survey->has_histogram;
+    const bool exact = !surveyed && !choice_uses_histogram(values.size());
     std::optional<MagnitudeSurvey> own;
-    if (!exact && (survey == nullptr || !survey->has_histogram)) {
+    if (!exact && !surveyed) {
         own = survey_magnitudes(values, true);
         survey = &*own;
     }

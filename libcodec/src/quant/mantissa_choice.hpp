@@ -29,8 +29,8 @@ std::optional<RangeLadder> make_ladder(int bits, int mantissa, const LadderAncho
 // The candidate m with the least squared error. Tensors of up to kExactChoiceLimit values
 // are encoded with every candidate and measured exactly. Larger ones are estimated from a
 // histogram of magnitudes (8 bins per octave), each candidate's error summed bin by bin from
-// the bin's centre: `survey`'s when it has one (made from these values or from values that
-// differ only in non-finite entries, which the estimate ignores), or one made here. Strided
+// the bin's centre: `survey`'s when it has one, made from the tensor's values (non-finite
+// ones are ignored; `values` may then be empty), or one made here. Strided
 // samples were tried first and failed on real gradients: a row-major weight gradient with
 // zero columns (an MLP's unused input pixels) aliased with the stride and chose m=0 (rel L2
 // 0.20 instead of 0.013).

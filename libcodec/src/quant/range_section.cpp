@@ -24,6 +24,7 @@ constexpr std::size_t kBlock = 1024;  // codes per packing block; a multiple of 
                                       // byte-aligned in the packed output
 constexpr std::uint64_t kMaxCount = 1ull << 58;  // count * 16 bits cannot overflow below it
 constexpr std::size_t kExceptionBytes = 12;      // u64 index + u32 bits
+constexpr std::size_t kRangeHeaderBytes = 7;     // u8 bits, u8 mantissa, u8 flags, u32 pbase
 // Values per piece of work when a tensor is split across threads: a multiple of kBlock, so
 // every piece starts on a byte of the packed codes.
 constexpr std::size_t kPiece = 64 * kBlock;
@@ -34,11 +35,6 @@ std::string format_float(double v) {
     s << v;
     return s.str();
 }
-
-struct Exception {
-    std::uint64_t index;
-    std::uint32_t bits;
-};
 
 // Encodes `values` (finite) into the packed code bytes at `dst`, block by block so the
 // intermediate codes stay in cache. 8-bit codes are the bytes themselves.
@@ -172,79 +168,117 @@ RangeParams parse_range_params(SpecParams& p, int default_bits) {
     return r;
 }
 
-void write_range_section(const RangeParams& params, std::span<const float> values,
-                         const TensorMeta& meta, const EncodeOptions& options, ByteOutput& out,
-                         float value_limit) {
-    ScratchVector<Exception> exceptions;
-    ScratchVector<float> cleaned;  // a copy only when some values must be replaced
-    std::span<const float> finite = values;
-    // The mantissa, when it is to be chosen from a histogram, is chosen from this one pass.
-    const MagnitudeSurvey survey =
-        survey_magnitudes(values, !params.mantissa && choice_uses_histogram(values.size()));
-    std::uint32_t max_bits = survey.max_bits;
-    if (max_bits >= kInfinityBits) {
-        if (!options.allow_nonfinite) require_finite(meta, values);
+void survey_range_values(const RangeParams& params, const TensorMeta& meta, std::uint64_t total,
+                         const EncodeOptions& options, std::span<const float> values,
+                         RangeSurvey& survey) {
+    const std::uint64_t first = survey.count;
+    const MagnitudeSurvey piece =
+        survey_magnitudes(values, !params.mantissa && choice_uses_histogram(total));
+    std::uint32_t finite_max = piece.max_bits;
+    if (piece.max_bits >= kInfinityBits) {
         // Carried exactly in the exception list; their codes are zero.
-        cleaned.assign(values.begin(), values.end());
-        max_bits = 0;
-        for (std::size_t i = 0; i < cleaned.size(); ++i) {
-            const std::uint32_t b = std::bit_cast<std::uint32_t>(cleaned[i]);
-            if ((b & kMagnitudeMask) >= kInfinityBits) {
-                exceptions.push_back({i, b});
-                cleaned[i] = 0.0f;
+        finite_max = 0;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const std::uint32_t b = std::bit_cast<std::uint32_t>(values[i]);
+            if ((b & kMagnitudeMask) < kInfinityBits) {
+                finite_max = std::max(finite_max, b & kMagnitudeMask);
+            } else if (options.allow_nonfinite) {
+                survey.nonfinite.push_back({first + i, b});
             } else {
-                max_bits = std::max(max_bits, b & kMagnitudeMask);
+                require_finite(meta, values.subspan(i, 1), first + i);
             }
         }
-        finite = cleaned;
     }
+    survey.magnitudes.max_bits = std::max(survey.magnitudes.max_bits, finite_max);
+    survey.magnitudes.has_histogram = piece.has_histogram;
+    // Non-finite values sit in bins the mantissa choice ignores.
+    for (std::size_t b = 0; piece.has_histogram && b < kMagnitudeBins; ++b)
+        survey.magnitudes.counts[b] += piece.counts[b];
+    if (!choice_uses_histogram(total)) {
+        // Small enough to choose the mantissa on the values themselves, non-finite as zero.
+        for (const float v : values) survey.small_values.push_back(std::isfinite(v) ? v : 0.0f);
+    }
+    survey.count += values.size();
+}
 
-    LadderAnchor anchor{std::bit_cast<float>(max_bits), params.eps};
+RangePlan plan_range_section(const RangeParams& params, const RangeSurvey& survey,
+                             const TensorMeta& meta, float value_limit) {
+    RangePlan plan;
+    const float max_abs = std::bit_cast<float>(survey.magnitudes.max_bits);
+    const LadderAnchor anchor{max_abs, params.eps};
     const std::optional<int> mantissa =
         params.mantissa ? params.mantissa
-                        : choose_mantissa(params.bits, params.rounding, anchor, finite, &survey);
+                        : choose_mantissa(params.bits, params.rounding, anchor, survey.small_values,
+                                          &survey.magnitudes);
     const std::optional<RangeLadder> made =
         mantissa ? make_ladder(params.bits, *mantissa, anchor, params.rounding) : std::nullopt;
     if (!made) {
         // parse_range_params rules this out; reaching here is a caller's bug.
         fail(ErrorKind::usage, meta.name + ": rangeq parameters make no valid ladder");
     }
-    const RangeLadder ladder = *made;
-
-    if (ladder.top() > value_limit && std::bit_cast<float>(max_bits) > 0.0f) {
-        const float clamp = largest_ladder_value_within(ladder, value_limit);
-        if (clamp < ladder.eps()) {
-            fail(ErrorKind::bad_input, meta.name + ": eps=" + format_float(ladder.eps()) +
+    plan.ladder = *made;
+    plan.rounding = params.rounding;
+    if (plan.ladder.top() > value_limit && max_abs > 0.0f) {
+        const float clamp = largest_ladder_value_within(plan.ladder, value_limit);
+        if (clamp < plan.ladder.eps()) {
+            fail(ErrorKind::bad_input, meta.name + ": eps=" + format_float(plan.ladder.eps()) +
                                            " exceeds the largest value of the tensor's dtype");
         }
-        if (std::bit_cast<float>(max_bits) > clamp) {
-            if (cleaned.empty()) cleaned.assign(values.begin(), values.end());
-            for (float& v : cleaned) v = std::copysign(std::min(std::fabs(v), clamp), v);
-            finite = cleaned;
-        }
+        if (max_abs > clamp) plan.clamp = clamp;
     }
+    plan.exceptions.assign(survey.nonfinite.begin(), survey.nonfinite.end());
+    return plan;
+}
 
+std::uint64_t range_section_size(const RangePlan& plan, std::uint64_t count) {
+    const std::uint64_t exceptions =
+        plan.exceptions.empty() ? 0 : 8 + kExceptionBytes * plan.exceptions.size();
+    return kRangeHeaderBytes + exceptions + packed_byte_count(count, plan.ladder.bits);
+}
+
+void write_range_header(const RangePlan& plan, ByteOutput& out) {
     ByteWriter w(out);
-    w.u8(static_cast<std::uint8_t>(ladder.bits));
-    w.u8(static_cast<std::uint8_t>(ladder.mantissa));
-    std::uint8_t flags = params.rounding == Rounding::truncate ? kRangeFlagTruncate : 0;
-    if (!exceptions.empty()) flags |= kRangeFlagExceptions;
+    w.u8(static_cast<std::uint8_t>(plan.ladder.bits));
+    w.u8(static_cast<std::uint8_t>(plan.ladder.mantissa));
+    std::uint8_t flags = plan.rounding == Rounding::truncate ? kRangeFlagTruncate : 0;
+    if (!plan.exceptions.empty()) flags |= kRangeFlagExceptions;
     w.u8(flags);
-    w.u32(ladder.pbase);
-    if (!exceptions.empty()) {
-        w.u64(exceptions.size());
-        for (const Exception& e : exceptions) {
+    w.u32(plan.ladder.pbase);
+    if (!plan.exceptions.empty()) {
+        w.u64(plan.exceptions.size());
+        for (const RangeException& e : plan.exceptions) {
             w.u64(e.index);
             w.u32(e.bits);
         }
     }
-    pack_codes(ladder, params.rounding, finite,
-               out.extend(packed_byte_count(finite.size(), ladder.bits)));
+}
+
+void write_range_codes(const RangePlan& plan, std::span<const float> values, ByteOutput& out) {
+    ScratchVector<float> cleaned;  // a copy only when some values must be replaced
+    std::span<const float> ready = values;
+    if (!plan.exceptions.empty() || plan.clamp < std::numeric_limits<float>::infinity()) {
+        cleaned.assign(values.begin(), values.end());
+        for (float& v : cleaned)
+            v = std::isfinite(v) ? std::copysign(std::min(std::fabs(v), plan.clamp), v) : 0.0f;
+        ready = cleaned;
+    }
+    pack_codes(plan.ladder, plan.rounding, ready,
+               out.extend(packed_byte_count(ready.size(), plan.ladder.bits)));
+}
+
+void write_range_section(const RangeParams& params, std::span<const float> values,
+                         const TensorMeta& meta, const EncodeOptions& options, ByteOutput& out,
+                         float value_limit) {
+    RangeSurvey survey;
+    survey_range_values(params, meta, values.size(), options, values, survey);
+    const RangePlan plan = plan_range_section(params, survey, meta, value_limit);
+    write_range_header(plan, out);
+    write_range_codes(plan, values, out);
 }
 
 void read_range_section(ByteReader& in, std::span<float> out) {
     const RangeSectionHeader h = read_header(in, out.size());
-    ScratchVector<Exception> exceptions(h.exception_count);  // bounded by the bytes left
+    ScratchVector<RangeException> exceptions(h.exception_count);  // bounded by the bytes left
     for (std::uint64_t i = 0; i < h.exception_count; ++i) {
         exceptions[i] = {in.u64(), in.u32()};
         if (exceptions[i].index >= out.size() ||
@@ -262,7 +296,7 @@ void read_range_section(ByteReader& in, std::span<float> out) {
         in.damaged("range-float codes end with non-zero padding bits");
     }
     unpack_codes(h.ladder, packed.data(), out);
-    for (const Exception& e : exceptions) out[e.index] = std::bit_cast<float>(e.bits);
+    for (const RangeException& e : exceptions) out[e.index] = std::bit_cast<float>(e.bits);
 }
 
 RangeSectionHeader skip_range_section(ByteReader& in, std::uint64_t count) {
