@@ -1,5 +1,6 @@
 // A payload encoded piece by piece and written as one record in pieces: the same bytes as the
 // whole tensor encoded and written at once.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -56,7 +57,8 @@ std::vector<std::byte> narrow_bytes(const std::vector<float>& values, DType dtyp
     const std::vector<std::uint8_t> payload =
         cast.encode({"g", DType::f32, {values.size()}}, as_bytes_of(values));
     std::vector<std::byte> bytes(payload.size() - 1);
-    std::memcpy(bytes.data(), payload.data() + 1, bytes.size());
+    std::transform(payload.begin() + 1, payload.end(), bytes.begin(),
+                   [](std::uint8_t b) { return std::byte{b}; });
     return bytes;
 }
 
