@@ -179,10 +179,6 @@ const std::any* complete_survey(const PieceCoding& pieces, const TensorMeta& met
     return &state->survey;
 }
 
-}  // namespace
-
-namespace {
-
 PieceSurveyState& state_of(const std::shared_ptr<PieceSurveyState>& state) {
     if (state == nullptr) fail(ErrorKind::usage, "a PieceSurvey comes from Codec::begin_survey");
     return *state;
@@ -209,11 +205,11 @@ bool Codec::needs_piece_survey(const TensorMeta& meta) const {
 }
 
 PieceSurvey Codec::begin_survey(const TensorMeta& meta) const {
-    if (!needs_piece_survey(meta)) {
+    const PieceCoding* pieces = pieces_for(*def_, meta, options_);
+    if (pieces == nullptr || pieces->begin_survey == nullptr) {
         fail(ErrorKind::usage, meta.name + ": codec '" + std::string(def_->name) +
                                    "' takes no survey for this tensor");
     }
-    const PieceCoding* pieces = pieces_for(*def_, meta, options_);
     PieceSurvey survey;
     survey.state_ = std::make_shared<PieceSurveyState>(PieceSurveyState{
         pieces, params_, meta, options_, 0, pieces->begin_survey(params_->params, meta, options_)});
