@@ -112,7 +112,10 @@ std::set<std::string> entries(const std::string& dir) {
 
 // The sanitizers' settings for the child: an error report ends it with SIGABRT (never a
 // status gradcodec exits with); a leak report keeps its exit status, so the status is still
-// judged; allocations over 512 MiB fail as std::bad_alloc; SIGABRT prints a stack.
+// judged; allocations over 512 MiB fail as std::bad_alloc; SIGABRT prints a stack; every
+// frame names its module, even one resolved to a source line (crash_origin.hpp reads it).
+constexpr const char* kFrameFormat = "stack_trace_format='    #%n %p %F %L %M'";
+
 std::vector<std::string> child_environment(const Workspace& ws) {
     std::vector<std::string> env;
     for (char** e = environ; *e != nullptr; ++e) {
@@ -123,11 +126,14 @@ std::vector<std::string> child_environment(const Workspace& ws) {
         env.push_back(entry);
     }
     env.push_back(
-        "ASAN_OPTIONS=exitcode=0:abort_on_error=1:handle_abort=1:detect_leaks=1:"
-        "allocator_may_return_null=1:max_allocation_size_mb=512:hard_rss_limit_mb=2048:"
-        "symbolize=1");
-    env.push_back("UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1");
-    env.push_back("LSAN_OPTIONS=exitcode=0");
+        std::string("ASAN_OPTIONS=exitcode=0:abort_on_error=1:handle_abort=1:detect_leaks=1:"
+                    "allocator_may_return_null=1:max_allocation_size_mb=512:"
+                    "hard_rss_limit_mb=2048:symbolize=1:") +
+        kFrameFormat);
+    env.push_back(
+        std::string("UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:") +
+        kFrameFormat);
+    env.push_back(std::string("LSAN_OPTIONS=exitcode=0:") + kFrameFormat);
     env.push_back("GRADCODEC_FUZZ_COVERAGE=" + ws.coverage);
     return env;
 }

@@ -62,6 +62,37 @@ TEST_CASE("a crash whose first own frame is ours is our finding", "[fuzz]") {
     CHECK(origin.frame.find("read_values_into") != std::string::npos);
 }
 
+// With Debian's libc6-dbg installed (valgrind depends on it) glibc's frames resolve to its
+// source lines; the child's stack_trace_format adds each frame's module after them.
+const std::string kLibcSourceFrame =
+    "    #0 0x7fe8 in __memcpy_avx512_unaligned_erms "
+    "string/../sysdeps/x86_64/multiarch/memmove-vec-unaligned-erms.S:362 "
+    "(libc.so.6+0x16d885) (BuildId: 93ac61ec)\n"
+    "    #1 0x5585 in __interceptor_memcpy (/build-fuzz/cli/gradcodec+0x2442) "
+    "(gradcodec+0x2442)\n";
+
+TEST_CASE("glibc's frame resolved to a source line does not own a libhdf5 crash", "[fuzz]") {
+    const std::string report =
+        "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n" +
+        kLibcSourceFrame +
+        "    #2 0x7f4b in H5D__compact_readvv (/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x1) "
+        "(libhdf5_serial.so.103+0x1)\n";
+    const auto origin = gcfuzz::crash_origin(report);
+    CHECK(origin.in_libhdf5);
+    CHECK(origin.frame.find("H5D__compact_readvv") != std::string::npos);
+}
+
+TEST_CASE("glibc's frame resolved to a source line passes ownership to our caller", "[fuzz]") {
+    const std::string report =
+        "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n" +
+        kLibcSourceFrame +
+        "    #2 0x5585 in gradcodec::cli::read_values_into(std::string const&, long) "
+        "/src/cli/hdf5_dump.cpp:412:9 (gradcodec+0x3)\n";
+    const auto origin = gcfuzz::crash_origin(report);
+    CHECK_FALSE(origin.in_libhdf5);
+    CHECK(origin.frame.find("read_values_into") != std::string::npos);
+}
+
 TEST_CASE("a UBSan report in our code is our finding", "[fuzz]") {
     const std::string report =
         "/src/cli/hdf5_dump.cpp:88:20: runtime error: signed integer overflow\n"
