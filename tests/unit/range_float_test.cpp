@@ -293,7 +293,7 @@ std::vector<float> every_range_class(const RangeLadder& l, std::mt19937& rng) {
 }
 
 template <typename Code>
-void check_vector_path_matches_portable(int bits, std::mt19937& rng) {
+void check_vector_path_matches_portable(QuantizerPath path, int bits, std::mt19937& rng) {
     std::uniform_int_distribution<int> pick(0, 1000);
     for (int m = min_mantissa(bits); m <= std::min(bits - 1, kRangeMaxMantissa); ++m) {
         const float max_abs = std::ldexp(1.0f, pick(rng) % 60 - 30);
@@ -304,9 +304,10 @@ void check_vector_path_matches_portable(int bits, std::mt19937& rng) {
             for (std::size_t n = 0; n <= values.size(); n = n < 70 ? n + 1 : values.size() + 1) {
                 const std::span<const float> in(values.data(), std::min(n, values.size()));
                 std::vector<Code> want(in.size()), got(in.size());
-                encode_range_floats_portable(l, r, in, want.data());
-                encode_range_floats(l, r, in, got.data());
-                INFO("bits " << bits << " m " << m << " n " << in.size());
+                encode_range_floats_on(QuantizerPath::portable, l, r, in, want.data());
+                encode_range_floats_on(path, l, r, in, got.data());
+                INFO("path " << static_cast<int>(path) << " bits " << bits << " m " << m << " n "
+                             << in.size());
                 REQUIRE(got == want);
             }
         }
@@ -315,16 +316,21 @@ void check_vector_path_matches_portable(int bits, std::mt19937& rng) {
 
 }  // namespace
 
-TEST_CASE("the quantizer's vector path writes the portable path's codes on every input class",
+TEST_CASE("the quantizer's vector paths write the portable path's codes on every input class",
           "[rangeq]") {
-    // On a CPU without AVX2 both calls run the portable path and this checks nothing more.
-    std::mt19937 rng(16);
-    for (int bits = 2; bits <= 8; ++bits)
-        check_vector_path_matches_portable<std::uint8_t>(bits, rng);
-    for (int bits = 2; bits <= 16; ++bits)
-        check_vector_path_matches_portable<std::uint16_t>(bits, rng);
-    for (int bits = 2; bits <= 16; bits += 3)
-        check_vector_path_matches_portable<std::uint32_t>(bits, rng);
+    // A path this CPU lacks runs the portable code, and its section checks nothing more.
+    for (const QuantizerPath path : {QuantizerPath::avx2, QuantizerPath::avx512}) {
+        DYNAMIC_SECTION("path " << static_cast<int>(path)
+                                << (cpu_supports(path) ? "" : " (absent)")) {
+            std::mt19937 rng(16);
+            for (int bits = 2; bits <= 8; ++bits)
+                check_vector_path_matches_portable<std::uint8_t>(path, bits, rng);
+            for (int bits = 2; bits <= 16; ++bits)
+                check_vector_path_matches_portable<std::uint16_t>(path, bits, rng);
+            for (int bits = 2; bits <= 16; bits += 3)
+                check_vector_path_matches_portable<std::uint32_t>(path, bits, rng);
+        }
+    }
 }
 
 TEST_CASE("a magnitude survey counts and finds the same whatever the thread count", "[rangeq]") {

@@ -161,7 +161,7 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, s
 bool cpu_supports(CompactPath path) {
 #if defined(GRADCODEC_X86_DISPATCH)
     if (path == CompactPath::avx512) {
-        return cpu_has_avx512f();
+        return cpu_has_avx512();
     }
 #endif
     return path == CompactPath::portable;

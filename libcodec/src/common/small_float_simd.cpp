@@ -3,13 +3,8 @@
 // from the portable code's, which defines the bytes.
 #include <cstring>
 
+#include "common/cpu_features.hpp"
 #include "common/small_float.hpp"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
-#include <immintrin.h>
-#define GRADCODEC_X86_DISPATCH 1
-#endif
 
 namespace gradcodec {
 namespace {
@@ -147,20 +142,6 @@ __attribute__((target("avx2,f16c"))) void widen_f16_f16c(const std::uint8_t* in,
     widen_halves_portable(SmallFloat::f16, in + 2 * i, std::span<float>(out + i, n - i));
 }
 
-// F16C is read from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports has no "f16c".
-bool has_f16c() {
-    __builtin_cpu_init();
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
-    return __builtin_cpu_supports("avx2") && (ecx & bit_F16C) != 0;
-}
-
-bool has_avx512_bf16() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
-}
-
 #endif
 
 }  // namespace
@@ -170,14 +151,10 @@ bool cpu_supports(ConversionPath path) {
     switch (path) {
         case ConversionPath::portable:
             return true;
-        case ConversionPath::f16c: {
-            static const bool yes = has_f16c();
-            return yes;
-        }
-        case ConversionPath::avx512_bf16: {
-            static const bool yes = has_avx512_bf16();
-            return yes;
-        }
+        case ConversionPath::f16c:
+            return cpu_features().f16c;
+        case ConversionPath::avx512_bf16:
+            return cpu_features().avx512_bf16;
     }
     return false;
 #else

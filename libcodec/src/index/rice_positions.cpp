@@ -180,7 +180,7 @@ __attribute__((target("avx512f"))) bool leaf_shift_sums_avx512(const std::uint64
 ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end) {
     ShiftSums s;
 #if defined(GRADCODEC_X86_DISPATCH)
-    if (cpu_has_avx512f() && begin > 0 && end - begin == kLeafGaps &&
+    if (cpu_has_avx512() && begin > 0 && end - begin == kLeafGaps &&
         leaf_shift_sums_avx512(sorted.data() + begin, s))
         return s;
 #endif

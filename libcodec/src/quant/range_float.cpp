@@ -153,13 +153,42 @@ __attribute__((target("avx2"))) void encode_runs_avx2(const RangeLadder& ladder,
                                                       std::span<const float> in, Code* out) {
     encode_runs<2 * kLanes>(ladder, rounding, in, out);
 }
+
+// And for AVX-512: twice the lanes, and its narrowing moves (vpmovdb, vpmovdw) pack the codes.
+template <typename Code>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void encode_runs_avx512(
+    const RangeLadder& ladder, Rounding rounding, std::span<const float> in, Code* out) {
+    encode_runs<4 * kLanes>(ladder, rounding, in, out);
+}
 #endif
 
 }  // namespace
 
+bool cpu_supports(QuantizerPath path) {
+    switch (path) {
+        case QuantizerPath::portable:
+            return true;
+#if defined(GRADCODEC_X86_DISPATCH)
+        case QuantizerPath::avx2:
+            return cpu_has_avx2();
+        case QuantizerPath::avx512:
+            return cpu_has_avx512();
+#else
+        default:
+            return false;
+#endif
+    }
+    return false;
+}
+
 template <typename Code>
-void encode_range_floats_portable(const RangeLadder& ladder, Rounding rounding,
-                                  std::span<const float> in, Code* out) {
+void encode_range_floats_on(QuantizerPath path, const RangeLadder& ladder, Rounding rounding,
+                            std::span<const float> in, Code* out) {
+#if defined(GRADCODEC_X86_DISPATCH)
+    if (!cpu_supports(path)) path = QuantizerPath::portable;
+    if (path == QuantizerPath::avx512) return encode_runs_avx512(ladder, rounding, in, out);
+    if (path == QuantizerPath::avx2) return encode_runs_avx2(ladder, rounding, in, out);
+#endif
     encode_runs<kLanes>(ladder, rounding, in, out);
 }
 
@@ -167,9 +196,10 @@ template <typename Code>
 void encode_range_floats(const RangeLadder& ladder, Rounding rounding, std::span<const float> in,
                          Code* out) {
 #if defined(GRADCODEC_X86_DISPATCH)
+    if (cpu_has_avx512()) return encode_runs_avx512(ladder, rounding, in, out);
     if (cpu_has_avx2()) return encode_runs_avx2(ladder, rounding, in, out);
 #endif
-    encode_range_floats_portable(ladder, rounding, in, out);
+    encode_runs<kLanes>(ladder, rounding, in, out);
 }
 
 template <typename Code>
@@ -183,12 +213,12 @@ void decode_range_floats(const RangeLadder& ladder, const Code* in, std::span<fl
 
 template void encode_range_floats<std::uint8_t>(const RangeLadder&, Rounding,
                                                 std::span<const float>, std::uint8_t*);
-template void encode_range_floats_portable<std::uint8_t>(const RangeLadder&, Rounding,
-                                                         std::span<const float>, std::uint8_t*);
-template void encode_range_floats_portable<std::uint16_t>(const RangeLadder&, Rounding,
-                                                          std::span<const float>, std::uint16_t*);
-template void encode_range_floats_portable<std::uint32_t>(const RangeLadder&, Rounding,
-                                                          std::span<const float>, std::uint32_t*);
+template void encode_range_floats_on<std::uint8_t>(QuantizerPath, const RangeLadder&, Rounding,
+                                                   std::span<const float>, std::uint8_t*);
+template void encode_range_floats_on<std::uint16_t>(QuantizerPath, const RangeLadder&, Rounding,
+                                                    std::span<const float>, std::uint16_t*);
+template void encode_range_floats_on<std::uint32_t>(QuantizerPath, const RangeLadder&, Rounding,
+                                                    std::span<const float>, std::uint32_t*);
 template void encode_range_floats<std::uint16_t>(const RangeLadder&, Rounding,
                                                  std::span<const float>, std::uint16_t*);
 template void encode_range_floats<std::uint32_t>(const RangeLadder&, Rounding,

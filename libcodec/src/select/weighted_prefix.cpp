@@ -189,7 +189,7 @@ Patterns with_prefix(std::span<const std::uint32_t> bits, unsigned shift, std::u
     Patterns out{scratch_array_for_overwrite<std::uint32_t>(bits.size() + kPatternSlack)};
     std::size_t first = 0;
 #if defined(GRADCODEC_X86_DISPATCH)
-    if (cpu_has_avx512f()) first = add_with_prefix_avx512(bits, shift, prefix, out);
+    if (cpu_has_avx512()) first = add_with_prefix_avx512(bits, shift, prefix, out);
 #endif
     add_with_prefix(bits, first, shift, prefix, out);
     return out;
