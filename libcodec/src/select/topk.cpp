@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -205,28 +206,43 @@ std::optional<SampledFloor> sampled_floor(std::span<const float> x, std::uint64_
     return SampledFloor{*(end - 1), rank * n / sample_size};
 }
 
+// collect_at_least on several threads, with its result: one pass per piece, each collecting
+// its matches as it counts them, joined in index order up to the cap. A piece that starts
+// once the finished pieces (all before it) hold more than `cap` matches only counts, so what
+// is collected stays within the cap plus a piece per thread.
+std::uint64_t collect_at_least_in_pieces(std::span<const float> x, std::uint32_t lo,
+                                         std::uint64_t cap, ScratchVector<std::uint64_t>& out) {
+    const std::size_t pieces = piece_count(x.size(), kScanPiece);
+    ScratchVector<ScratchVector<std::uint64_t>> piece_matches(pieces);
+    std::atomic<std::uint64_t> counted{0};
+    parallel_pieces(x.size(), kScanPiece, [&](std::size_t first, std::size_t size) {
+        const std::uint64_t room = counted.load() > cap ? 0 : cap;
+        counted +=
+            collect_at_least(x.subspan(first, size), lo, room, piece_matches[first / kScanPiece]);
+    });
+    std::uint64_t taken = 0;
+    for (std::size_t p = 0; p < pieces && taken < cap; ++p) {
+        for (const std::uint64_t i : piece_matches[p]) {
+            if (taken++ == cap) break;
+            out.push_back(p * kScanPiece + i);
+        }
+    }
+    return counted.load();
+}
+
 // Every element at or above the sampled floor, with its value, when there are at least k of
 // them (so the top k are among them) and not many more than expected. False otherwise: the
-// caller then takes the exact path through the histogram.
+// caller then takes the exact path through the histogram. One pass: the count comes with the
+// collection, which stops filling at the cap.
 bool collect_above_floor(std::span<const float> x, std::uint64_t k, const SampledFloor& floor,
                          Selection& s) {
     const std::uint64_t cap = 4 * floor.expected + 1024;
-    if (codec_threads() <= 1) {
-        // One pass: the count comes with the collection, which stops filling at the cap.
-        const std::uint64_t count = collect_at_least(x, floor.bits, cap, s.indices);
-        if (count < k || count > cap) return false;
-        s.values.resize(s.indices.size());
-        for (std::size_t j = 0; j < s.indices.size(); ++j) s.values[j] = x[s.indices[j]];
-        return true;
-    }
-    ScratchVector<std::uint64_t> counts(piece_count(x.size(), kScanPiece));
-    parallel_pieces(x.size(), kScanPiece, [&](std::size_t first, std::size_t size) {
-        counts[first / kScanPiece] = count_at_least(x.subspan(first, size), floor.bits);
-    });
-    std::uint64_t count = 0;
-    for (const std::uint64_t c : counts) count += c;
+    const std::uint64_t count = codec_threads() <= 1
+                                    ? collect_at_least(x, floor.bits, cap, s.indices)
+                                    : collect_at_least_in_pieces(x, floor.bits, cap, s.indices);
     if (count < k || count > cap) return false;
-    collect_candidates(x, floor.bits, count, s.indices, s.values);
+    s.values.resize(s.indices.size());
+    for (std::size_t j = 0; j < s.indices.size(); ++j) s.values[j] = x[s.indices[j]];
     return true;
 }
 
