@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <numbers>
 #include <numeric>
 #include <random>
@@ -20,6 +21,7 @@
 #include "common/parallel.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
+#include "transform/fft_backend.hpp"
 
 using namespace gradcodec;
 
@@ -359,18 +361,47 @@ TEST_CASE("the largest magnitude is the largest pattern with the sign cleared, N
     }
 }
 
-TEST_CASE("fft selecting while it transforms writes the bytes of the whole-spectrum path",
-          "[fft]") {
-    // One thread selects during the transform from a sampled floor; four threads rank the
-    // whole spectrum. Inputs: noise; steps (spectra full of exact zeros and equal bins, more
-    // ties than a sample expects); noise with a few loud chunks a sample may miss.
+namespace {
+
+// The bins the whole-spectrum path keeps: every chunk transformed and scored (the tail's
+// scores scaled), then ranked by select_by_weight.
+ScratchVector<std::uint64_t> whole_spectrum_selection(const std::vector<float>& x,
+                                                      std::uint32_t chunk, std::uint64_t target) {
+    const SpectrumLayout s(ChunkLayout(x.size(), chunk));
+    const FftBackend& fft = default_fft_backend();
+    std::vector<std::complex<float>> spectrum(s.stride);
+    std::vector<float> scores(s.bin_count());
+    const ChunkLayout& c = s.chunks;
+    for (std::uint64_t j = 0; j < c.full; ++j) {
+        fft.forward_r2c({c.chunk, 1, c.chunk, s.stride}, x.data() + j * c.chunk, spectrum.data());
+        score_chunk(spectrum.data(), s.bins, 1.0f, scores.data() + j * s.bins);
+    }
+    if (c.tail != 0) {
+        fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, x.data() + c.full * c.chunk,
+                        spectrum.data());
+        score_chunk(spectrum.data(), s.tail_bins, s.tail_score_scale(),
+                    scores.data() + c.full * s.bins);
+    }
+    return select_by_weight(scores, s.real_bins(), target);
+}
+
+}  // namespace
+
+TEST_CASE("fft selecting while it transforms keeps the bins of the whole-spectrum ranking",
+          "[fft][threads]") {
+    // On one thread and on four (pieces of chunks collected apart, then joined), where the
+    // sampled floor holds; and the same payload either way, whichever path ran. Inputs:
+    // noise; steps (spectra full of exact zeros and equal bins, more ties than a sample
+    // expects); noise with a few loud chunks a sample may miss.
     std::mt19937 rng(41);
     std::student_t_distribution<float> heavy(3.0f);
     struct Case {
         std::uint32_t chunk;
         std::size_t n;
     };
-    for (const Case c : {Case{256, 300037}, Case{255, 261200}, Case{16, 17000}}) {
+    std::map<unsigned, int> fused;  // cases that took the fused path, by thread count
+    for (const Case c :
+         {Case{256, 300037}, Case{255, 261200}, Case{16, 17000}, Case{64, 1 << 20}}) {
         for (int kind = 0; kind < 3; ++kind) {
             std::vector<float> x(c.n);
             for (std::size_t i = 0; i < c.n; ++i) {
@@ -380,10 +411,24 @@ TEST_CASE("fft selecting while it transforms writes the bytes of the whole-spect
                 for (std::size_t i = 0; i < c.n; i += 37 * c.chunk + 5) x[i] *= 1e4f;
             }
             const TensorMeta meta{"t", DType::f32, {c.n}};
-            for (const char* density : {"0.0005", "0.15", "0.7"}) {
+            const SpectrumLayout layout(ChunkLayout(c.n, c.chunk));
+            for (const double density : {0.0005, 0.15, 0.7}) {
                 const std::string spec =
-                    "fft:chunk=" + std::to_string(c.chunk) + ",density=" + density;
+                    "fft:chunk=" + std::to_string(c.chunk) + ",density=" + std::to_string(density);
                 INFO(spec << " kind " << kind);
+                const std::uint64_t target = kept_scalar_target(density, c.n);
+                const auto whole = whole_spectrum_selection(x, c.chunk, target);
+                for (const unsigned threads : {1u, 4u}) {
+                    INFO(threads << " threads");
+                    const ThreadScope scope(threads);
+                    FftSelection selection;
+                    if (!select_while_transforming(layout, x, target, selection)) continue;
+                    ++fused[threads];
+                    const auto kept = selection.kept_bins();
+                    CHECK(std::vector<std::uint64_t>(kept.begin(), kept.end()) ==
+                          std::vector<std::uint64_t>(whole.begin(), whole.end()));
+                    CHECK(selection.largest == largest_magnitude(x));
+                }
                 const auto encode_on = [&](unsigned threads) {
                     return encode_tensor(parse_codec_spec(spec), meta,
                                          std::as_bytes(std::span<const float>(x)),
@@ -394,6 +439,9 @@ TEST_CASE("fft selecting while it transforms writes the bytes of the whole-spect
             }
         }
     }
+    // The pieces fall back exactly where one thread does, and the fused path ran in most cases.
+    CHECK(fused[4] == fused[1]);
+    CHECK(fused[1] > 20);
 }
 
 TEST_CASE("the AVX-512 candidate compaction keeps what the portable one keeps", "[fft]") {

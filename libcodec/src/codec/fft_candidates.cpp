@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
 
+#include "common/parallel.hpp"
 #include "select/selection.hpp"
 #include "select/weighted_prefix.hpp"
 #include "transform/aligned_array.hpp"
@@ -21,6 +23,12 @@ constexpr std::uint64_t kSampleChunks = 64;
 constexpr unsigned kTopShift = 20;  // the floor is set on the top 11 bits of a pattern
 constexpr std::size_t kTopBuckets = std::size_t{1} << 11;
 constexpr std::uint64_t kBlockValues = std::uint64_t{1} << 14;
+// Blocks per turn of a thread when threads share the transform: 2^18 values at most.
+constexpr std::uint64_t kPieceBlocks = 16;
+
+std::uint64_t chunks_per_block(const ChunkLayout& c) {
+    return std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+}
 
 struct Floor {
     std::uint32_t bits;
@@ -63,6 +71,7 @@ bool sampled_floor(const SpectrumLayout& s, const float* x, std::uint64_t target
 
 // The bins at or above the floor, ascending, with their patterns and values.
 struct Candidates {
+    Candidates() = default;
     explicit Candidates(std::size_t capacity)
         : bins(scratch_array_for_overwrite<std::uint64_t>(capacity)),
           bits(scratch_array_for_overwrite<std::uint32_t>(capacity)),
@@ -101,31 +110,102 @@ void add_candidates(const std::complex<float>* spectrum, std::uint64_t stride, c
     }
 }
 
-// Transforms every chunk, a block at a time, and keeps the candidates; false as soon as they
-// outnumber the floor's cap.
-bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor& floor,
-                           Candidates& out, float& largest) {
+// Transforms the full chunks [first, first + count), a block at a time, adds their candidates
+// to `out` and raises `top` to their largest magnitude pattern. False as soon as
+// `within_cap(out.size)` says the candidates are too many.
+template <class WithinCap>
+bool collect_chunks(const SpectrumLayout& s, const float* x, std::uint32_t floor_bits,
+                    std::uint64_t first, std::uint64_t count, WithinCap&& within_cap,
+                    Candidates& out, std::uint32_t& top) {
     const ChunkLayout& c = s.chunks;
     const FftBackend& fft = default_fft_backend();
-    const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    const std::uint64_t per_block = chunks_per_block(c);
     AlignedArray<std::complex<float>> spectrum(per_block * s.stride);
-    AlignedArray<float> scores(s.tail_bins);  // the tail's, scaled
-    std::uint32_t top = 0;
-    for (std::uint64_t first = 0; first < c.full; first += per_block) {
-        if (out.size > floor.cap) return false;
-        const std::uint64_t count = std::min(per_block, c.full - first);
-        const float* values = x + first * c.chunk;
+    const std::uint64_t end = first + count;
+    for (std::uint64_t block = first; block < end; block += per_block) {
+        if (!within_cap(out.size)) return false;
+        const std::uint64_t chunks = std::min(per_block, end - block);
+        const float* values = x + block * c.chunk;
         // First: the scan streams the block in (prefetchers follow it well), so the
         // transform then reads it from cache; the other order cost ~0.5 ms more at 16 MiB.
         top = std::max(top, std::bit_cast<std::uint32_t>(
-                                largest_magnitude(std::span(values, count * c.chunk))));
-        fft.forward_r2c({c.chunk, count, c.chunk, s.stride}, values, spectrum.data());
-        add_candidates(spectrum.data(), s.stride, nullptr, s.bins, count, c.chunk, first * s.bins,
-                       floor.bits, out);
+                                largest_magnitude(std::span(values, chunks * c.chunk))));
+        fft.forward_r2c({c.chunk, chunks, c.chunk, s.stride}, values, spectrum.data());
+        add_candidates(spectrum.data(), s.stride, nullptr, s.bins, chunks, c.chunk, block * s.bins,
+                       floor_bits, out);
     }
-    if (out.size > floor.cap) return false;
+    return within_cap(out.size);
+}
+
+// collect_chunks over every full chunk on several threads, a piece of blocks per turn. Each
+// block's candidates are collected apart, then copied to `staged` at a place reserved for
+// them; at the end they are joined into `out` in block order, so the candidates are those of
+// one thread. The reservations stop at the cap, as one thread stops.
+bool collect_chunks_in_pieces(const SpectrumLayout& s, const float* x, const Floor& floor,
+                              Candidates& out, std::uint32_t& top) {
+    struct Placed {
+        std::size_t at = 0;
+        std::size_t size = 0;
+        std::uint32_t top = 0;
+    };
+    const ChunkLayout& c = s.chunks;
+    const std::uint64_t per_block = chunks_per_block(c);
+    ScratchVector<Placed> placed(piece_count(c.full, per_block));
+    Candidates staged(floor.cap);
+    std::atomic<std::size_t> used{0};
+    std::atomic<bool> over_cap{false};
+    const auto no_cap = [](std::size_t) { return true; };
+    parallel_pieces(placed.size(), kPieceBlocks, [&](std::size_t first, std::size_t count) {
+        Candidates block(per_block * s.bins + kCompactSlack);
+        for (std::size_t b = first; b < first + count && !over_cap.load(); ++b) {
+            block.size = 0;
+            Placed& p = placed[b];
+            const std::uint64_t chunk = b * per_block;
+            collect_chunks(s, x, floor.bits, chunk, std::min(per_block, c.full - chunk), no_cap,
+                           block, p.top);
+            p.at = used.fetch_add(block.size);
+            p.size = block.size;
+            if (p.at + p.size > floor.cap) {
+                over_cap = true;
+                return;
+            }
+            std::copy_n(block.bins.get(), p.size, staged.bins.get() + p.at);
+            std::copy_n(block.bits.get(), p.size, staged.bits.get() + p.at);
+            std::copy_n(block.values.get(), p.size, staged.values.get() + p.at);
+        }
+    });
+    if (over_cap.load()) return false;
+    for (const Placed& p : placed) {
+        std::copy_n(staged.bins.get() + p.at, p.size, out.bins.get() + out.size);
+        std::copy_n(staged.bits.get() + p.at, p.size, out.bits.get() + out.size);
+        std::copy_n(staged.values.get() + p.at, p.size, out.values.get() + out.size);
+        out.size += p.size;
+        top = std::max(top, p.top);
+    }
+    // The real bins among them, as add_candidates lists them on one thread.
+    for (std::size_t i = 0; i < out.size; ++i) {
+        if ((out.bins[i] & kRealBin) != 0) out.single_bits.push_back(out.bits[i]);
+    }
+    return true;
+}
+
+// Transforms every chunk and keeps the candidates, on codec_threads() threads; false as soon
+// as they outnumber the floor's cap.
+bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor& floor,
+                           Candidates& out, float& largest) {
+    const ChunkLayout& c = s.chunks;
+    std::uint32_t top = 0;
+    if (codec_threads() > 1 && c.full > kPieceBlocks * chunks_per_block(c)) {
+        if (!collect_chunks_in_pieces(s, x, floor, out, top)) return false;
+    } else {
+        const auto within_cap = [&](std::size_t size) { return size <= floor.cap; };
+        if (!collect_chunks(s, x, floor.bits, 0, c.full, within_cap, out, top)) return false;
+    }
     if (c.tail != 0) {
         // The tail's scores are scaled by chunk/tail, as on the whole-spectrum path.
+        const FftBackend& fft = default_fft_backend();
+        AlignedArray<std::complex<float>> spectrum(s.tail_bins);
+        AlignedArray<float> scores(s.tail_bins);
         const float* tail = x + c.full * c.chunk;
         fft.forward_r2c({c.tail, 1, c.tail, s.tail_bins}, tail, spectrum.data());
         score_chunk(spectrum.data(), s.tail_bins, s.tail_score_scale(), scores.data());
@@ -161,7 +241,7 @@ bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x
     if (!sampled_floor(s, x.data(), target, floor)) return false;
     // Room for the cap, one more block, which may overshoot it before the check, and what the
     // vector compaction writes past its end.
-    const std::uint64_t per_block = std::max<std::uint64_t>(1, kBlockValues / c.chunk);
+    const std::uint64_t per_block = chunks_per_block(c);
     Candidates candidates(static_cast<std::size_t>(
         std::min(s.bin_count(), floor.cap + per_block * s.bins + s.tail_bins) + kCompactSlack));
     candidates.single_bits.reserve(2 * (c.full + 1));

@@ -1,5 +1,5 @@
 #pragma once
-// fft's select=topk on one thread, done while the tensor is transformed. A floor taken from a
+// fft's select=topk, done while the tensor is transformed. A floor taken from a
 // sample of chunks lets each block of chunks, still in cache, hand over only the bins that may
 // be kept, with their values: no spectrum or score array of the whole tensor is written and
 // read back. The same rule as select_by_weight, so the same bytes; where the sample misleads

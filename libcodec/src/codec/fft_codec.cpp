@@ -106,7 +106,7 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
     // The estimating selectors may not rank NaN first, so they get the explicit check.
     if (params.selector != FrequencySelector::topk) require_finite(meta, x);
     const SpectrumLayout s(ChunkLayout(x.size(), params.chunk));
-    if (params.selector == FrequencySelector::topk && codec_threads() <= 1) {
+    if (params.selector == FrequencySelector::topk) {
         const std::uint64_t target = kept_scalar_target(params.density, s.chunks.n);
         FftSelection selection;
         if (target < s.total_weight() && select_while_transforming(s, x, target, selection)) {
