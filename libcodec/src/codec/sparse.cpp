@@ -69,13 +69,17 @@ struct Chosen {
     double target = -1;
 };
 
+// The k a top-k keeps of n values: exactly that many, ties broken by index.
+std::uint64_t topk_k(const SparseParams& p, std::uint64_t n) {
+    return p.count ? std::min<std::uint64_t>(*p.count, n) : topk_count(n, p.density);
+}
+
 Chosen run_selector(const SparseParams& p, std::span<const float> x) {
     Chosen c;
     c.target = p.density;
     switch (p.selector) {
         case Selector::topk: {
-            const std::uint64_t k = p.count ? std::min<std::uint64_t>(*p.count, x.size())
-                                            : topk_count(x.size(), p.density);
+            const std::uint64_t k = topk_k(p, x.size());
             if (p.count)
                 c.target = x.empty() ? 1.0 : static_cast<double>(k) / static_cast<double>(x.size());
             c.selection = select_topk(x, k);
@@ -235,13 +239,16 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
 }
 
 // Header (selector, dist, stages, flags, f64 target, f32 threshold, u64 count), then two
-// u64-prefixed sections, each zstd-compressed only when that is smaller.
+// u64-prefixed sections, each zstd-compressed only when that is smaller. A top-k's values
+// are its k; the other selectors may keep every value. (A caller that encodes into a buffer of
+// this size, as the CLI does for every tensor, then sets aside about k values, not n.)
 std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
                             const EncodeOptions& options) {
     const auto& p = std::any_cast<const SparseParams&>(compiled);
     const std::uint64_t n = meta.element_count();
+    const std::uint64_t kept = p.selector == Selector::topk ? topk_k(p, n) : n;
     return 24 + 8 + position_section_bound(n) + 8 +
-           value_section_bound(p.values, n, options.allow_nonfinite);
+           value_section_bound(p.values, kept, options.allow_nonfinite);
 }
 
 }  // namespace
