@@ -137,6 +137,14 @@ bool collect_chunks(const SpectrumLayout& s, const float* x, std::uint32_t floor
     return within_cap(out.size);
 }
 
+// Candidates [from_at, from_at + n) of `from` to `to` at `to_at`; sizes are the caller's.
+void copy_candidates(const Candidates& from, std::size_t from_at, std::size_t n, Candidates& to,
+                     std::size_t to_at) {
+    std::copy_n(from.bins.get() + from_at, n, to.bins.get() + to_at);
+    std::copy_n(from.bits.get() + from_at, n, to.bits.get() + to_at);
+    std::copy_n(from.values.get() + from_at, n, to.values.get() + to_at);
+}
+
 // collect_chunks over every full chunk on several threads, a piece of blocks per turn. Each
 // block's candidates are collected apart, then copied to `staged` at a place reserved for
 // them; at the end they are joined into `out` in block order, so the candidates are those of
@@ -169,16 +177,12 @@ bool collect_chunks_in_pieces(const SpectrumLayout& s, const float* x, const Flo
                 over_cap = true;
                 return;
             }
-            std::copy_n(block.bins.get(), p.size, staged.bins.get() + p.at);
-            std::copy_n(block.bits.get(), p.size, staged.bits.get() + p.at);
-            std::copy_n(block.values.get(), p.size, staged.values.get() + p.at);
+            copy_candidates(block, 0, p.size, staged, p.at);
         }
     });
     if (over_cap.load()) return false;
     for (const Placed& p : placed) {
-        std::copy_n(staged.bins.get() + p.at, p.size, out.bins.get() + out.size);
-        std::copy_n(staged.bits.get() + p.at, p.size, out.bits.get() + out.size);
-        std::copy_n(staged.values.get() + p.at, p.size, out.values.get() + out.size);
+        copy_candidates(staged, p.at, p.size, out, out.size);
         out.size += p.size;
         top = std::max(top, p.top);
     }

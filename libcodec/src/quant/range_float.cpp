@@ -195,11 +195,11 @@ void encode_range_floats_on(QuantizerPath path, const RangeLadder& ladder, Round
 template <typename Code>
 void encode_range_floats(const RangeLadder& ladder, Rounding rounding, std::span<const float> in,
                          Code* out) {
-#if defined(GRADCODEC_X86_DISPATCH)
-    if (cpu_has_avx512()) return encode_runs_avx512(ladder, rounding, in, out);
-    if (cpu_has_avx2()) return encode_runs_avx2(ladder, rounding, in, out);
-#endif
-    encode_runs<kLanes>(ladder, rounding, in, out);
+    static const QuantizerPath widest = cpu_supports(QuantizerPath::avx512) ? QuantizerPath::avx512
+                                        : cpu_supports(QuantizerPath::avx2)
+                                            ? QuantizerPath::avx2
+                                            : QuantizerPath::portable;
+    encode_range_floats_on(widest, ladder, rounding, in, out);
 }
 
 template <typename Code>
