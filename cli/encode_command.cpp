@@ -218,9 +218,10 @@ struct Encoder {
 
     // A direct tensor whose codec encodes in pieces: read piece by piece through the
     // RawPieces that `open_input` opens on a buffer from `buffers`, encoded into another and
-    // written as one record. A codec that must survey the tensor first (rangeq) reads it
-    // twice, so only from a regular file. False, with nothing read or written, for a codec or
-    // an input that cannot.
+    // written as one record. A codec that must survey the tensor first (rangeq, topk) reads
+    // it twice, so only from a regular file; the second pass stops once the payload is
+    // written (a top-k's survey writes it, and its first piece carries it). False, with
+    // nothing read or written, for a codec or an input that cannot.
     bool encode_in_pieces(const std::string& path, const TensorMeta& meta, unsigned threads,
                           const std::function<RawPieces(std::span<std::byte>)>& open_input,
                           BufferPool& buffers) {
@@ -241,11 +242,13 @@ struct Encoder {
                 input.rewind();
             }
             const PieceSurvey* surveyed = survey ? &*survey : nullptr;
-            PooledBuffer out =
-                buffers.take(c.max_encoded_size({meta.name, meta.dtype, {piece_elements}}));
+            const std::uint64_t payload_size = *c.piecewise_size(meta, surveyed);
+            PooledBuffer out = buffers.take(std::max<std::uint64_t>(
+                c.max_encoded_size({meta.name, meta.dtype, {piece_elements}}), payload_size));
             writer.begin(TensorRecord{path, meta.dtype, meta.shape, {}, c.id(), c.spec(), {}},
-                         *c.piecewise_size(meta, surveyed));
+                         payload_size);
             std::uint64_t first = 0;
+            std::uint64_t written = 0;
             do {
                 const std::span<const std::byte> piece = input.next();
                 const std::span<std::byte> encoded = out.bytes();
@@ -254,7 +257,8 @@ struct Encoder {
                     {reinterpret_cast<std::uint8_t*>(encoded.data()), encoded.size()}, surveyed);
                 writer.add_payload({reinterpret_cast<const std::uint8_t*>(encoded.data()), size});
                 first += piece.size() / element;
-            } while (!input.done());
+                written += size;
+            } while (!input.done() && written < payload_size);
             matched += applies(path, meta.dtype) ? 1 : 0;
             return true;
         });

@@ -1,4 +1,4 @@
-# Raw input for a codec that encodes in pieces (cast; rangeq, which reads a file twice) is
+# Raw input for a codec that encodes in pieces (cast; rangeq and topk, which read a file twice) is
 # streamed a few MiB at a time: the stream must be the one the whole-tensor path writes
 # (--scope group takes that path), from a file or a pipe, on any thread count, and errors must
 # name the whole tensor's element.
@@ -9,7 +9,8 @@ N=1300001
 perl -e 'print pack("f<*", map { sin($_ * 0.37) * 1e-3 * (1 + $_ % 7) } 0 .. '$((N - 1))')' > g.f32
 perl -e 'print pack("d<*", map { sin($_ * 0.37) * 1e-3 * (1 + $_ % 7) } 0 .. '$((N - 1))')' > g.f64
 for raw in f32 f64; do
-    for spec in cast:to=f16 cast:to=bf16 rangeq:bits=8 rangeq:bits=3 rangeq:bits=8,mantissa=3; do
+    for spec in cast:to=f16 cast:to=bf16 rangeq:bits=8 rangeq:bits=3 rangeq:bits=8,mantissa=3 \
+        topk:density=0.001 topk:count=5,values=f32 topk:density=0.1,values=rangeq,bits=6; do
         "$GC" encode g.$raw --raw $raw --shape $N --codec $spec -o whole.gcs --force --scope group
         "$GC" encode g.$raw --raw $raw --shape $N --codec $spec -o pieces.gcs --force -T 1
         if cmp -s whole.gcs pieces.gcs; then pass "$raw $spec in pieces: the whole encode's bytes"
@@ -36,6 +37,13 @@ perl -e '@v = (1e-3) x '$N'; $v[1234567] = 9**9**9; print pack("f<*", @v)' > inf
 expect_exit 3 "an infinite value in a later piece stops rangeq" -- "$GC" encode inf.f32 --raw f32 --shape $N --codec rangeq -o x.gcs
 expect_stderr "element 1234567 is infinite"
 expect_absent x.gcs
+expect_exit 3 "and top-k" -- "$GC" encode inf.f32 --raw f32 --shape $N --codec topk:density=0.01 -o x.gcs
+expect_stderr "element 1234567 is infinite"
+expect_absent x.gcs
+"$GC" encode inf.f32 --raw f32 --shape $N --codec topk:count=3 --allow-nonfinite -o tinf.gcs
+"$GC" encode inf.f32 --raw f32 --shape $N --codec topk:count=3 --allow-nonfinite -o tinf-whole.gcs --scope group
+if cmp -s tinf.gcs tinf-whole.gcs; then pass "top-k in pieces carries the infinity as the whole encode does"
+else fail "top-k with --allow-nonfinite in pieces differs"; fi
 "$GC" encode inf.f32 --raw f32 --shape $N --codec rangeq --allow-nonfinite -o inf.gcs
 "$GC" encode inf.f32 --raw f32 --shape $N --codec rangeq --allow-nonfinite -o inf-whole.gcs --scope group
 if cmp -s inf.gcs inf-whole.gcs; then pass "rangeq in pieces carries the infinity as the whole encode does"

@@ -19,8 +19,9 @@ using gradcodec::testing::laplace_values;
 namespace {
 
 // The payload made of pieces cut at `cuts` (element counts, in order), each piece encoded
-// into a buffer sized by max_encoded_size of its own length.
-// A codec that needs a survey (rangeq) is given one made from the same cuts first.
+// into a buffer sized by max_encoded_size of its own length, or by the payload's size where
+// that is larger (a top-k's first piece carries its whole payload).
+// A codec that needs a survey (rangeq, topk) is given one made from the same cuts first.
 std::vector<std::uint8_t> encode_in_pieces(const Codec& codec, const TensorMeta& meta,
                                            std::span<const std::byte> values,
                                            const std::vector<std::uint64_t>& cuts) {
@@ -41,7 +42,8 @@ std::vector<std::uint8_t> encode_in_pieces(const Codec& codec, const TensorMeta&
     std::uint64_t first = 0;
     for (const std::uint64_t count : cuts) {
         const TensorMeta piece_meta{meta.name, meta.dtype, {count}};
-        std::vector<std::uint8_t> out(codec.max_encoded_size(piece_meta));
+        std::vector<std::uint8_t> out(std::max<std::uint64_t>(
+            codec.max_encoded_size(piece_meta), *codec.piecewise_size(meta, surveyed)));
         const std::size_t size = codec.encode_piece(
             meta, first, values.subspan(first * element, count * element), out, surveyed);
         payload.insert(payload.end(), out.begin(), out.begin() + static_cast<long>(size));
@@ -233,7 +235,7 @@ TEST_CASE("rangeq pieces need a complete survey of the same tensor, on 8-element
 TEST_CASE("codecs whose payload depends on the whole tensor do not encode in pieces", "[pieces]") {
     const TensorMeta meta{"g", DType::f32, {1000}};
     const std::vector<float> values = laplace_values(1000, 5);
-    for (const char* spec : {"lossless", "topk:density=0.01", "fft"}) {
+    for (const char* spec : {"lossless", "dgc:density=0.01", "fft"}) {
         const Codec codec = Codec::compile(spec);
         CHECK_FALSE(codec.needs_piece_survey(meta));
         CHECK_FALSE(codec.piecewise_size(meta).has_value());
@@ -311,4 +313,77 @@ TEST_CASE("a record left short of its declared payload blocks every later write"
     const auto records = gctest::read_all(sink.bytes);
     REQUIRE(records.size() == 1);
     CHECK(std::get<TensorRecord>(records[0]).payload.size() == 9);
+}
+
+TEST_CASE("top-k encoded from a survey of pieces gives the bytes of the whole encode",
+          "[pieces][topk]") {
+    const auto threads = GENERATE(1u, 3u);
+    const auto spec =
+        GENERATE(as<std::string>{}, "topk:density=0.01", "topk:density=0.001,values=rangeq,bits=8",
+                 "topk:count=7,values=f32", "topk:density=0.5,values=f16");
+    const Codec codec = Codec::compile(spec).with_threads(threads);
+    INFO(spec << " on " << threads << " threads");
+    const std::vector<std::vector<std::uint64_t>> cuttings = {
+        {200'003}, {8, 65'536, 100'000, 34'459}, {1, 0, 200'002}, {1000}, {999}, {0}};
+    for (const auto& cuts : cuttings) {
+        const std::uint64_t n = cut_total(cuts);
+        std::vector<float> values = laplace_values(n, 11 + n);
+        const TensorMeta meta{"g", DType::f32, {n}};
+        CHECK(codec.needs_piece_survey(meta));
+        CHECK(encode_in_pieces(codec, meta, as_bytes_of(values), cuts) ==
+              codec.encode(meta, as_bytes_of(values)));
+        // Ties everywhere: a few distinct magnitudes.
+        for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<float>(i % 5) - 2.0f;
+        CHECK(encode_in_pieces(codec, meta, as_bytes_of(values), cuts) ==
+              codec.encode(meta, as_bytes_of(values)));
+        for (const DType dtype : {DType::f16, DType::bf16}) {
+            const TensorMeta narrow{"g", dtype, {n}};
+            const std::vector<std::byte> bytes = narrow_bytes(values, dtype);
+            CHECK(encode_in_pieces(codec, narrow, bytes, cuts) == codec.encode(narrow, bytes));
+        }
+    }
+}
+
+TEST_CASE("top-k in pieces carries non-finite values as the whole encode does", "[pieces][topk]") {
+    EncodeOptions options;
+    options.allow_nonfinite = true;
+    const Codec codec = Codec::compile("topk:count=3", options);
+    std::vector<float> values = laplace_values(300'000, 21);
+    values[5] = std::numeric_limits<float>::quiet_NaN();
+    values[170'001] = -std::numeric_limits<float>::infinity();
+    values[299'999] = std::numeric_limits<float>::infinity();
+    values[200'000] = std::numeric_limits<float>::quiet_NaN();
+    const TensorMeta meta{"g", DType::f32, {300'000}};
+    const auto bytes = as_bytes_of(values);
+    const std::vector<std::uint8_t> whole = codec.encode(meta, bytes);
+    CHECK(encode_in_pieces(codec, meta, bytes, {65'536, 234'464}) == whole);
+    CHECK(encode_in_pieces(codec, meta, bytes, {150'000, 150'000}) == whole);
+}
+
+TEST_CASE("a top-k survey names the first non-finite value as the whole encode does",
+          "[pieces][topk]") {
+    std::vector<float> values = laplace_values(300'000, 4);
+    values[150'000] = std::numeric_limits<float>::infinity();  // after the first prunes
+    values[160'000] = std::numeric_limits<float>::quiet_NaN();
+    const TensorMeta meta{"layer.weight", DType::f32, {300'000}};
+    for (const char* spec : {"topk:count=1", "topk:density=0.01"}) {
+        const Codec codec = Codec::compile(spec);
+        const auto bytes = as_bytes_of(values);
+        std::string whole;
+        try {
+            codec.encode(meta, bytes);
+        } catch (const Error& e) {
+            whole = e.what();
+        }
+        CHECK(whole.find("layer.weight: element 150000 is infinite") != std::string::npos);
+        PieceSurvey survey = codec.begin_survey(meta);
+        survey.add(bytes.first(140'000 * 4));
+        try {
+            survey.add(bytes.subspan(140'000 * 4));
+            FAIL("the survey took an infinite value");
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::bad_input);
+            CHECK(std::string(e.what()) == whole);
+        }
+    }
 }

@@ -191,3 +191,67 @@ TEST_CASE("a top-k that carries its kept values carries exactly x at the kept in
         }
     }
 }
+
+TEST_CASE("a top-k streamed in pieces selects what select_topk selects on the whole tensor",
+          "[select][topk]") {
+    std::mt19937_64 rng(23);
+    const std::size_t n = 300'007;
+    std::student_t_distribution<float> t3(3.0f);
+    std::vector<std::vector<float>> tensors;
+    auto& dense = tensors.emplace_back(n);
+    for (auto& v : dense) v = t3(rng) * 1e-3f;
+    auto& levels = tensors.emplace_back(n);  // few distinct magnitudes: ties at every prune
+    for (auto& v : levels) v = static_cast<float>(static_cast<int>(rng() % 9) - 4);
+    auto& rising = tensors.emplace_back(n);  // the largest come last: the floor keeps rising
+    for (std::size_t i = 0; i < n; ++i) rising[i] = static_cast<float>(i) * (i % 2 ? 1.0f : -1.0f);
+    auto& falling = tensors.emplace_back(n);  // the largest come first
+    for (std::size_t i = 0; i < n; ++i) falling[i] = static_cast<float>(n - i);
+    tensors.emplace_back(n, 2.5f);            // all equal
+    std::vector<float> special = tensors[0];  // NaN above infinity above numbers
+    for (std::size_t i = 70'000; i < n; i += 40'000)
+        special[i] = std::numeric_limits<float>::infinity();
+    for (std::size_t i = 90'001; i < n; i += 50'000)
+        special[i] = std::numeric_limits<float>::quiet_NaN();
+    special[5] = -0.0f;
+    tensors.push_back(std::move(special));
+    const std::vector<std::vector<std::size_t>> cuttings = {
+        {n}, {1, 65'535, 65'537, 168'934}, {100'000, 0, 200'007}};
+    for (std::size_t t = 0; t < tensors.size(); ++t) {
+        for (const std::uint64_t k :
+             {std::uint64_t{1}, std::uint64_t{3}, std::uint64_t{700}, std::uint64_t{16'000},
+              std::uint64_t{100'000}, std::uint64_t{n}}) {
+            const Selection whole = select_topk(tensors[t], k);
+            for (const auto& cuts : cuttings) {
+                INFO("tensor " << t << " k=" << k << " pieces " << cuts.size());
+                TopkStream stream(k);
+                std::size_t first = 0;
+                for (const std::size_t count : cuts) {
+                    stream.add(std::span<const float>(tensors[t]).subspan(first, count), first);
+                    first += count;
+                }
+                const Selection streamed = stream.finish();
+                CHECK(streamed.indices == whole.indices);
+                CHECK(std::bit_cast<std::uint32_t>(streamed.threshold) ==
+                      std::bit_cast<std::uint32_t>(whole.threshold));
+                REQUIRE(streamed.values.size() == streamed.indices.size());
+                for (std::size_t j = 0; j < streamed.indices.size(); ++j) {
+                    CHECK(std::bit_cast<std::uint32_t>(streamed.values[j]) ==
+                          std::bit_cast<std::uint32_t>(tensors[t][streamed.indices[j]]));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("a streamed top-k reports the first non-finite value it meets", "[select][topk]") {
+    std::vector<float> x(200'000, 1.0f);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 1000);
+    x[150'000] = std::numeric_limits<float>::infinity();
+    x[160'000] = std::numeric_limits<float>::quiet_NaN();
+    TopkStream stream(1);
+    // After the first 131072 values the floor is the largest seen so far; the infinity, the
+    // first non-finite value, is still taken.
+    CHECK_FALSE(stream.add(std::span<const float>(x).first(140'000), 0).has_value());
+    CHECK(stream.add(std::span<const float>(x).subspan(140'000), 140'000) == 150'000u);
+    CHECK(std::isnan(stream.finish().values.at(0)));
+}

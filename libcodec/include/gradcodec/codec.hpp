@@ -173,11 +173,14 @@ class Codec {
     // tensor through small buffers instead of holding it and its payload whole. rangeq's
     // prefix depends on the whole tensor, so its pieces go through two passes: first every
     // piece into a PieceSurvey (begin_survey), then every piece into encode_piece with the
-    // complete survey. A survey is needed where needs_piece_survey says so.
+    // complete survey. topk's survey keeps only the elements that may be among the top k and
+    // writes the whole payload, which the first piece given to encode_piece then carries (the
+    // others carry nothing: a caller may stop once piecewise_size bytes are written). A
+    // survey is needed where needs_piece_survey says so.
     //
-    // The payload's size: for cast known before encoding, for rangeq once the survey is
-    // complete; nullopt for the codecs that encode whole tensors only, and for rangeq on f64
-    // tensors or with Execution::cuda. Throws Error(usage) when a survey is needed and
+    // The payload's size: for cast known before encoding, for rangeq and topk once the survey
+    // is complete; nullopt for the codecs that encode whole tensors only, and for rangeq and
+    // topk on f64 tensors or with Execution::cuda. Throws Error(usage) when a survey is needed and
     // `survey` is null, incomplete or another tensor's.
     std::optional<std::uint64_t> piecewise_size(const TensorMeta& meta,
                                                 const PieceSurvey* survey = nullptr) const;
@@ -195,8 +198,8 @@ class Codec {
     // so only an empty tensor has an empty first piece. Errors name the element's index in the
     // whole tensor. Throws Error(usage) when piecewise_size is nullopt, the piece lies outside
     // the tensor or does not start on piece_alignment(), or the survey is missing as for
-    // piecewise_size; Error(limit) when `out` is too small (max_encoded_size of an n-element
-    // tensor always suffices).
+    // piecewise_size; Error(limit) when `out` is too small (for cast and rangeq,
+    // max_encoded_size of an n-element tensor always suffices; for any codec, piecewise_size).
     std::size_t encode_piece(const TensorMeta& meta, std::uint64_t first,
                              std::span<const std::byte> values, std::span<std::uint8_t> out,
                              const PieceSurvey* survey = nullptr) const;

@@ -131,7 +131,7 @@ struct PieceSurveyState {
 namespace {
 
 // The codec's piece coding for this tensor, or nullptr when it encodes the tensor whole. A
-// survey codec (rangeq) leaves f64 to the whole encode, which checks the values' range as it
+// survey codec (rangeq, topk) leaves f64 to the whole encode, which checks the values' range as it
 // narrows them, and the device to its own encode.
 const PieceCoding* pieces_for(const CodecDef& codec, const TensorMeta& meta,
                               const EncodeOptions& options) {

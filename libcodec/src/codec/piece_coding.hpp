@@ -4,7 +4,8 @@
 // holding the tensor and its payload whole. For cast the prefix is known before any element
 // is read. For rangeq it depends on the whole tensor (the ladder is anchored to its largest
 // magnitude), so the pieces are surveyed in a first pass and encoded in a second; the
-// payload's size is known after the survey (a record's frame states it first).
+// payload's size is known after the survey (a record's frame states it first). A top-k's
+// payload is written whole by its survey, and its first piece carries it.
 #include <any>
 #include <cstdint>
 #include <span>
@@ -37,6 +38,7 @@ struct PieceCoding {
 
 extern const PieceCoding kCastPieces;
 extern const PieceCoding kRangeqPieces;
+extern const PieceCoding kTopkPieces;
 
 // The codec's piece coding, or nullptr when it encodes whole tensors only.
 const PieceCoding* piece_coding(const CodecDef& codec);

@@ -14,10 +14,12 @@
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/group_codecs.hpp"
+#include "codec/piece_coding.hpp"
 #include "codec/sparse_params.hpp"
 #include "codec/sparse_payload.hpp"
 #include "codec/zstd_section.hpp"
 #include "common/byte_io.hpp"
+#include "common/float_values.hpp"
 #include "common/parallel.hpp"
 #include "common/scratch.hpp"
 #include "index/position_coder.hpp"
@@ -74,15 +76,19 @@ std::uint64_t topk_k(const SparseParams& p, std::uint64_t n) {
     return p.count ? std::min<std::uint64_t>(*p.count, n) : topk_count(n, p.density);
 }
 
+// The density a top-k's header states: the one asked for, or k / n for a count.
+double topk_target(const SparseParams& p, std::uint64_t n) {
+    if (!p.count) return p.density;
+    return n == 0 ? 1.0 : static_cast<double>(topk_k(p, n)) / static_cast<double>(n);
+}
+
 Chosen run_selector(const SparseParams& p, std::span<const float> x) {
     Chosen c;
     c.target = p.density;
     switch (p.selector) {
         case Selector::topk: {
-            const std::uint64_t k = topk_k(p, x.size());
-            if (p.count)
-                c.target = x.empty() ? 1.0 : static_cast<double>(k) / static_cast<double>(x.size());
-            c.selection = select_topk(x, k);
+            c.target = topk_target(p, x.size());
+            c.selection = select_topk(x, topk_k(p, x.size()));
             break;
         }
         case Selector::threshold:
@@ -277,6 +283,64 @@ std::vector<std::uint8_t> encode_sparse_with_cut(const CodecSpec& spec, const Te
     });
 }
 
+namespace {
+
+// A top-k in pieces: the survey is one pass that keeps candidates (TopkStream) and, once it
+// has seen the last piece, writes the whole payload; the first encoded piece then carries it
+// and the others carry nothing. The same bytes as encode, and the same errors: the first
+// non-finite value is always a candidate, so it is found where the whole encode finds it.
+struct TopkSurvey {
+    SparseParams params;
+    EncodeOptions options;
+    TopkStream stream;
+    std::uint64_t k = 0;
+    std::vector<std::uint8_t> payload;  // once every piece has been seen
+};
+
+void write_when_complete(TopkSurvey& s, const TensorMeta& meta, std::uint64_t seen) {
+    const std::uint64_t n = meta.element_count();
+    if (seen != n) return;
+    const Selection selection = s.stream.finish();
+    const SparseChoice choice{0, 0, topk_target(s.params, n), selection.threshold};
+    s.payload = written_bytes([&](ByteOutput& out) {
+        write_sparse_payload(s.params, meta, choice, selection.indices, selection.values, n,
+                             s.options, out);
+    });
+}
+
+std::any begin_topk_survey(const std::any& compiled, const TensorMeta& meta,
+                           const EncodeOptions& options) {
+    const auto& p = std::any_cast<const SparseParams&>(compiled);
+    const std::uint64_t k = topk_k(p, meta.element_count());
+    TopkSurvey s{p, options, TopkStream(k), k, {}};
+    write_when_complete(s, meta, 0);
+    return s;
+}
+
+void survey_topk_piece(std::any& survey, const TensorMeta& meta, std::uint64_t first,
+                       std::span<const std::byte> data) {
+    auto& s = std::any_cast<TopkSurvey&>(survey);
+    const Float32Values values(meta.dtype, data);
+    const std::span<const float> x = values.values();
+    const std::optional<std::uint64_t> nonfinite = s.stream.add(x, first);
+    // With k == 0 nothing is a candidate, and the whole encode checks every value.
+    if (!s.options.allow_nonfinite && (nonfinite || s.k == 0)) require_finite(meta, x, first);
+    write_when_complete(s, meta, first + x.size());
+}
+
+std::uint64_t topk_payload_size(const std::any&, const TensorMeta&, const std::any* survey) {
+    return std::any_cast<const TopkSurvey&>(*survey).payload.size();
+}
+
+void encode_topk_piece(const std::any&, const TensorMeta&, std::uint64_t first,
+                       std::span<const std::byte>, const std::any* survey, ByteOutput& out) {
+    if (first != 0) return;
+    const std::vector<std::uint8_t>& payload = std::any_cast<const TopkSurvey&>(*survey).payload;
+    std::copy(payload.begin(), payload.end(), out.extend(payload.size()));
+}
+
+}  // namespace
+
 // Achieved count and threshold are in the header; inspect reads them via describe.
 const CodecDef kTopkCodec{
     "topk",
@@ -288,6 +352,8 @@ const CodecDef kTopkCodec{
     decode,
     describe,
     payload_bound};
+const PieceCoding kTopkPieces{begin_topk_survey, survey_topk_piece, topk_payload_size,
+                              encode_topk_piece, 1};
 const CodecDef kThresholdCodec{"threshold", kCodecSparse, "keep |x| > value=T",
                                true,        compile,      encode,
                                decode,      describe,     payload_bound};

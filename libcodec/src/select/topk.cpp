@@ -258,6 +258,9 @@ TopkCut cut_among(std::span<const float> values, std::uint64_t k) {
     return {cut, k - above};
 }
 
+// Elements per collection step of a TopkStream: candidates are pruned between steps.
+constexpr std::size_t kStreamStep = std::size_t{1} << 16;
+
 }  // namespace
 
 std::uint64_t topk_count(std::uint64_t n, double density) {
@@ -347,6 +350,82 @@ Selection select_topk(std::span<const float> x, std::uint64_t k) {
         }
     }
     s.threshold = std::bit_cast<float>(cut.bits);
+    return s;
+}
+
+TopkStream::TopkStream(std::uint64_t k) : k_(k) {}
+
+std::optional<std::uint64_t> TopkStream::add(std::span<const float> piece, std::uint64_t first) {
+    std::optional<std::uint64_t> nonfinite;
+    if (k_ == 0) return nonfinite;
+    const std::size_t prune_at =
+        static_cast<std::size_t>(std::max<std::uint64_t>(4 * k_, kStreamStep));
+    for (std::size_t at = 0; at < piece.size(); at += kStreamStep) {
+        const auto step = piece.subspan(at, std::min(kStreamStep, piece.size() - at));
+        const std::size_t before = indices_.size();
+        collect_at_least(step, lo_, step.size(), indices_);
+        values_.resize(indices_.size());
+        for (std::size_t j = before; j < indices_.size(); ++j) {
+            const float v = step[indices_[j]];
+            values_[j] = v;
+            indices_[j] += first + at;
+            if (!nonfinite && !std::isfinite(v)) nonfinite = indices_[j];
+        }
+        if (indices_.size() > prune_at) prune(prune_at);
+    }
+    return nonfinite;
+}
+
+// Keeps what can still be among the top k: the held values from the 2^16-wide bucket of
+// magnitude patterns that holds the k-th largest held one upwards. At least k held values
+// reach that bucket's floor and come before any later element, so a later element below the
+// floor cannot rank in the top k. A radix histogram: far cheaper than an exact select.
+void TopkStream::keep_from_bucket_floor() {
+    const std::uint32_t floor = find_bucket(high_histogram_serial(values_), k_).index << 16;
+    std::size_t out = 0;
+    for (std::size_t j = 0; j < values_.size(); ++j) {
+        indices_[out] = indices_[j];
+        values_[out] = values_[j];
+        out += magnitude_bits(values_[j]) >= floor ? 1 : 0;
+    }
+    indices_.resize(out);
+    values_.resize(out);
+    lo_ = std::max(lo_, floor);
+}
+
+// Keeps exactly the k largest held, ties to the lower indices (which come first); later
+// elements must then exceed the k-th. Returns the cut.
+TopkCut TopkStream::keep_top_k() {
+    Selection held;
+    held.indices = std::move(indices_);
+    held.values = std::move(values_);
+    const TopkCut cut = cut_among(held.values, k_);
+    keep_above_cut(held, cut);
+    indices_ = std::move(held.indices);
+    values_ = std::move(held.values);
+    lo_ = cut.bits + 1;
+    return cut;
+}
+
+// The bucket floor, and the exact cut only when a bucket of many equal magnitudes left more
+// than half of `prune_at`: each prune at least halves what is held.
+void TopkStream::prune(std::size_t prune_at) {
+    keep_from_bucket_floor();
+    if (indices_.size() > prune_at / 2) keep_top_k();
+}
+
+Selection TopkStream::finish() {
+    Selection s;
+    if (k_ == 0) {
+        s.threshold = std::numeric_limits<float>::infinity();
+        return s;
+    }
+    // Until the first prune every element is held, so at least k are (k never exceeds the
+    // tensor's size).
+    if (indices_.size() > 2 * k_) keep_from_bucket_floor();
+    s.threshold = std::bit_cast<float>(keep_top_k().bits);
+    s.indices = std::move(indices_);
+    s.values = std::move(values_);
     return s;
 }
 
