@@ -90,6 +90,34 @@ std::string message_of_piece_failure(const Codec& codec, const TensorMeta& meta,
     return {};
 }
 
+// `values` narrowed to f16 and to bf16: the pieces cut at `cuts` give the whole encode's bytes.
+void check_pieces_in_16_bits(const Codec& codec, const std::vector<float>& values,
+                             const std::vector<std::uint64_t>& cuts) {
+    for (const DType dtype : {DType::f16, DType::bf16}) {
+        const TensorMeta narrow{"g", dtype, {values.size()}};
+        const std::vector<std::byte> bytes = narrow_bytes(values, dtype);
+        CHECK(encode_in_pieces(codec, narrow, bytes, cuts) == codec.encode(narrow, bytes));
+    }
+}
+
+// Encodes `values`, non-finite ones allowed, whole and in pieces cut each way of `cuttings`;
+// every cutting must give the whole encode's bytes, which are returned.
+std::vector<std::uint8_t> nonfinite_pieces_match_whole(
+    const char* spec, const std::vector<float>& values,
+    const std::vector<std::vector<std::uint64_t>>& cuttings) {
+    EncodeOptions options;
+    options.allow_nonfinite = true;
+    const Codec codec = Codec::compile(spec, options);
+    const TensorMeta meta{"g", DType::f32, {values.size()}};
+    const auto bytes = as_bytes_of(values);
+    const std::vector<std::uint8_t> whole = codec.encode(meta, bytes);
+    for (const auto& cuts : cuttings) {
+        INFO(spec << " in " << cuts.size() << " pieces");
+        CHECK(encode_in_pieces(codec, meta, bytes, cuts) == whole);
+    }
+    return whole;
+}
+
 }  // namespace
 
 TEST_CASE("cast encoded in pieces of any length gives the bytes of the whole encode", "[pieces]") {
@@ -143,29 +171,21 @@ TEST_CASE("rangeq encoded in surveyed pieces gives the bytes of the whole encode
         // 16-bit tensors, with values at f16's largest, where the ladder may be clamped.
         for (std::size_t i = 0; i < std::min<std::size_t>(n, 5); ++i)
             values[i * (n / 5)] = i % 2 == 0 ? 65504.0f : -65504.0f;
-        for (const DType dtype : {DType::f16, DType::bf16}) {
-            const TensorMeta narrow{"g", dtype, {n}};
-            const std::vector<std::byte> bytes = narrow_bytes(values, dtype);
-            CHECK(encode_in_pieces(codec, narrow, bytes, cuts) == codec.encode(narrow, bytes));
-        }
+        check_pieces_in_16_bits(codec, values, cuts);
     }
 }
 
 TEST_CASE("rangeq in pieces carries non-finite values in the whole tensor's list", "[pieces]") {
-    EncodeOptions options;
-    options.allow_nonfinite = true;
-    const Codec codec = Codec::compile("rangeq:bits=8", options);
     std::vector<float> values = laplace_values(100'000, 21);
     values[5] = std::numeric_limits<float>::quiet_NaN();
     values[70'001] = -std::numeric_limits<float>::infinity();
     values[99'999] = std::numeric_limits<float>::infinity();
-    const TensorMeta meta{"g", DType::f32, {100'000}};
-    const auto bytes = as_bytes_of(values);
-    const std::vector<std::uint8_t> whole = codec.encode(meta, bytes);
-    CHECK(encode_in_pieces(codec, meta, bytes, {65'536, 34'464}) == whole);
-    CHECK(encode_in_pieces(codec, meta, bytes, {8, 70'000, 29'992}) == whole);
+    const std::vector<std::uint8_t> whole = nonfinite_pieces_match_whole(
+        "rangeq:bits=8", values, {{65'536, 34'464}, {8, 70'000, 29'992}});
     std::vector<float> back(values.size());
-    decode_tensor(codec.id(), meta, whole, as_writable_bytes(std::span(back)));
+    const TensorMeta meta{"g", DType::f32, {100'000}};
+    decode_tensor(Codec::compile("rangeq:bits=8").id(), meta, whole,
+                  as_writable_bytes(std::span(back)));
     CHECK(std::isnan(back[5]));
     CHECK(back[70'001] == -std::numeric_limits<float>::infinity());
 }
@@ -336,28 +356,17 @@ TEST_CASE("top-k encoded from a survey of pieces gives the bytes of the whole en
         for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<float>(i % 5) - 2.0f;
         CHECK(encode_in_pieces(codec, meta, as_bytes_of(values), cuts) ==
               codec.encode(meta, as_bytes_of(values)));
-        for (const DType dtype : {DType::f16, DType::bf16}) {
-            const TensorMeta narrow{"g", dtype, {n}};
-            const std::vector<std::byte> bytes = narrow_bytes(values, dtype);
-            CHECK(encode_in_pieces(codec, narrow, bytes, cuts) == codec.encode(narrow, bytes));
-        }
+        check_pieces_in_16_bits(codec, values, cuts);
     }
 }
 
 TEST_CASE("top-k in pieces carries non-finite values as the whole encode does", "[pieces][topk]") {
-    EncodeOptions options;
-    options.allow_nonfinite = true;
-    const Codec codec = Codec::compile("topk:count=3", options);
     std::vector<float> values = laplace_values(300'000, 21);
     values[5] = std::numeric_limits<float>::quiet_NaN();
     values[170'001] = -std::numeric_limits<float>::infinity();
     values[299'999] = std::numeric_limits<float>::infinity();
     values[200'000] = std::numeric_limits<float>::quiet_NaN();
-    const TensorMeta meta{"g", DType::f32, {300'000}};
-    const auto bytes = as_bytes_of(values);
-    const std::vector<std::uint8_t> whole = codec.encode(meta, bytes);
-    CHECK(encode_in_pieces(codec, meta, bytes, {65'536, 234'464}) == whole);
-    CHECK(encode_in_pieces(codec, meta, bytes, {150'000, 150'000}) == whole);
+    nonfinite_pieces_match_whole("topk:count=3", values, {{65'536, 234'464}, {150'000, 150'000}});
 }
 
 TEST_CASE("a top-k survey names the first non-finite value as the whole encode does",
