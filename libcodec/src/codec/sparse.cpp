@@ -293,7 +293,6 @@ struct TopkSurvey {
     SparseParams params;
     EncodeOptions options;
     TopkStream stream;
-    std::uint64_t k = 0;
     std::vector<std::uint8_t> payload;  // once every piece has been seen
 };
 
@@ -311,8 +310,7 @@ void write_when_complete(TopkSurvey& s, const TensorMeta& meta, std::uint64_t se
 std::any begin_topk_survey(const std::any& compiled, const TensorMeta& meta,
                            const EncodeOptions& options) {
     const auto& p = std::any_cast<const SparseParams&>(compiled);
-    const std::uint64_t k = topk_k(p, meta.element_count());
-    TopkSurvey s{p, options, TopkStream(k), k, {}};
+    TopkSurvey s{p, options, TopkStream(topk_k(p, meta.element_count())), {}};
     write_when_complete(s, meta, 0);
     return s;
 }
@@ -324,7 +322,8 @@ void survey_topk_piece(std::any& survey, const TensorMeta& meta, std::uint64_t f
     const std::span<const float> x = values.values();
     const std::optional<std::uint64_t> nonfinite = s.stream.add(x, first);
     // With k == 0 nothing is a candidate, and the whole encode checks every value.
-    if (!s.options.allow_nonfinite && (nonfinite || s.k == 0)) require_finite(meta, x, first);
+    const bool keeps_none = topk_k(s.params, meta.element_count()) == 0;
+    if (!s.options.allow_nonfinite && (nonfinite || keeps_none)) require_finite(meta, x, first);
     write_when_complete(s, meta, first + x.size());
 }
 

@@ -362,16 +362,16 @@ std::optional<std::uint64_t> TopkStream::add(std::span<const float> piece, std::
         static_cast<std::size_t>(std::max<std::uint64_t>(4 * k_, kStreamStep));
     for (std::size_t at = 0; at < piece.size(); at += kStreamStep) {
         const auto step = piece.subspan(at, std::min(kStreamStep, piece.size() - at));
-        const std::size_t before = indices_.size();
-        collect_at_least(step, lo_, step.size(), indices_);
-        values_.resize(indices_.size());
-        for (std::size_t j = before; j < indices_.size(); ++j) {
-            const float v = step[indices_[j]];
-            values_[j] = v;
-            indices_[j] += first + at;
-            if (!nonfinite && !std::isfinite(v)) nonfinite = indices_[j];
+        const std::size_t before = held_.indices.size();
+        collect_at_least(step, lo_, step.size(), held_.indices);
+        held_.values.resize(held_.indices.size());
+        for (std::size_t j = before; j < held_.indices.size(); ++j) {
+            const float v = step[held_.indices[j]];
+            held_.values[j] = v;
+            held_.indices[j] += first + at;
+            if (!nonfinite && !std::isfinite(v)) nonfinite = held_.indices[j];
         }
-        if (indices_.size() > prune_at) prune(prune_at);
+        if (held_.indices.size() > prune_at) prune(prune_at);
     }
     return nonfinite;
 }
@@ -381,28 +381,23 @@ std::optional<std::uint64_t> TopkStream::add(std::span<const float> piece, std::
 // reach that bucket's floor and come before any later element, so a later element below the
 // floor cannot rank in the top k. A radix histogram: far cheaper than an exact select.
 void TopkStream::keep_from_bucket_floor() {
-    const std::uint32_t floor = find_bucket(high_histogram_serial(values_), k_).index << 16;
+    const std::uint32_t floor = find_bucket(high_histogram_serial(held_.values), k_).index << 16;
     std::size_t out = 0;
-    for (std::size_t j = 0; j < values_.size(); ++j) {
-        indices_[out] = indices_[j];
-        values_[out] = values_[j];
-        out += magnitude_bits(values_[j]) >= floor ? 1 : 0;
+    for (std::size_t j = 0; j < held_.values.size(); ++j) {
+        held_.indices[out] = held_.indices[j];
+        held_.values[out] = held_.values[j];
+        out += magnitude_bits(held_.values[j]) >= floor ? 1 : 0;
     }
-    indices_.resize(out);
-    values_.resize(out);
+    held_.indices.resize(out);
+    held_.values.resize(out);
     lo_ = std::max(lo_, floor);
 }
 
 // Keeps exactly the k largest held, ties to the lower indices (which come first); later
 // elements must then exceed the k-th. Returns the cut.
 TopkCut TopkStream::keep_top_k() {
-    Selection held;
-    held.indices = std::move(indices_);
-    held.values = std::move(values_);
-    const TopkCut cut = cut_among(held.values, k_);
-    keep_above_cut(held, cut);
-    indices_ = std::move(held.indices);
-    values_ = std::move(held.values);
+    const TopkCut cut = cut_among(held_.values, k_);
+    keep_above_cut(held_, cut);
     lo_ = cut.bits + 1;
     return cut;
 }
@@ -411,22 +406,20 @@ TopkCut TopkStream::keep_top_k() {
 // than half of `prune_at`: each prune at least halves what is held.
 void TopkStream::prune(std::size_t prune_at) {
     keep_from_bucket_floor();
-    if (indices_.size() > prune_at / 2) keep_top_k();
+    if (held_.indices.size() > prune_at / 2) keep_top_k();
 }
 
 Selection TopkStream::finish() {
-    Selection s;
     if (k_ == 0) {
-        s.threshold = std::numeric_limits<float>::infinity();
-        return s;
+        Selection none;
+        none.threshold = std::numeric_limits<float>::infinity();
+        return none;
     }
     // Until the first prune every element is held, so at least k are (k never exceeds the
     // tensor's size).
-    if (indices_.size() > 2 * k_) keep_from_bucket_floor();
-    s.threshold = std::bit_cast<float>(keep_top_k().bits);
-    s.indices = std::move(indices_);
-    s.values = std::move(values_);
-    return s;
+    if (held_.indices.size() > 2 * k_) keep_from_bucket_floor();
+    held_.threshold = std::bit_cast<float>(keep_top_k().bits);
+    return std::move(held_);
 }
 
 }  // namespace gradcodec

@@ -50,8 +50,7 @@ class TopkStream {
     TopkCut keep_top_k();
     std::uint64_t k_;
     std::uint32_t lo_ = 0;  // the least magnitude pattern a new element needs to be taken
-    ScratchVector<std::uint64_t> indices_;
-    ScratchVector<float> values_;
+    Selection held_;        // the candidates, in index order, with their values
 };
 
 }  // namespace gradcodec
