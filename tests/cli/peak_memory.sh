@@ -1,6 +1,7 @@
 # encode and decode work tensor by tensor: peak memory stays within 3x the largest tensor
 # + 64 MiB, however many tensors the dump has and on any thread count (batches of small
-# tensors are bounded in bytes); a raw tensor encoded in pieces stays far below its size. Measured as max RSS by GNU time.
+# tensors are bounded in bytes); a raw tensor encoded in pieces stays far below its size.
+# Measured as max RSS by GNU time.
 source "$(dirname "$0")/testlib.bash"
 
 BIG_MIB=96

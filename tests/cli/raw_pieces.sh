@@ -1,7 +1,7 @@
-# Raw input for a codec that encodes in pieces (cast; rangeq and topk, which read a file twice) is
-# streamed a few MiB at a time: the stream must be the one the whole-tensor path writes
-# (--scope group takes that path), from a file or a pipe, on any thread count, and errors must
-# name the whole tensor's element.
+# Raw input for a codec that encodes in pieces (cast; rangeq and topk, which survey a file
+# before encoding it, so read it again) is streamed a few MiB at a time: the stream must be
+# the one the whole-tensor path writes (--scope group takes that path), from a file or a
+# pipe, on any thread count, and errors must name the whole tensor's element.
 source "$(dirname "$0")/testlib.bash"
 
 # 1.3M values: several 4 MiB pieces of f32, more of f64, and a short last piece.
