@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "hdf5_types.hpp"
 
@@ -98,6 +99,19 @@ void DirectInput::read(FileExtent extent, std::span<std::byte> out,
         if (n == 0) fail(ErrorKind::bad_input, where + ": the file ends inside its values");
         done += static_cast<std::size_t>(n);
     }
+}
+
+ExtentPieces::ExtentPieces(const DirectInput& input, FileExtent extent, std::string where,
+                           std::span<std::byte> buffer)
+    : input_(input), extent_(extent), where_(std::move(where)), buffer_(buffer) {}
+
+std::span<const std::byte> ExtentPieces::next() {
+    const auto size =
+        static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size(), extent_.size - done_));
+    const std::span<std::byte> piece = buffer_.first(size);
+    input_.read({extent_.offset + done_, size}, piece, where_);
+    done_ += size;
+    return piece;
 }
 
 }  // namespace gradcodec::cli

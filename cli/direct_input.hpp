@@ -53,4 +53,27 @@ class DirectInput {
     std::uint64_t end_ = 0;  // bytes of the file that hold data: its size, and HDF5's end
 };
 
+// An extent's bytes in order, each piece read into the caller's `buffer` by the thread that
+// encodes it (the interface of RawPieces, for a codec that encodes piece by piece). Pieces
+// small enough to stay in the core's cache save writing the whole tensor out to memory and
+// reading it back.
+class ExtentPieces {
+  public:
+    // `input` and `buffer` must outlive the pieces; `where` names the dataset in errors.
+    ExtentPieces(const DirectInput& input, FileExtent extent, std::string where,
+                 std::span<std::byte> buffer);
+    // The next piece: the buffer's size, or what is left before the end.
+    std::span<const std::byte> next();
+    bool done() const { return done_ == extent_.size; }
+    bool rereadable() const { return true; }
+    void rewind() { done_ = 0; }
+
+  private:
+    const DirectInput& input_;
+    FileExtent extent_;
+    std::string where_;
+    std::span<std::byte> buffer_;
+    std::uint64_t done_ = 0;
+};
+
 }  // namespace gradcodec::cli

@@ -33,6 +33,49 @@ const char* kRawTensorPath = "/data";
 // time: large enough for few calls and writes, small enough to stay in the CPU's caches and
 // in the same few mapped pages from piece to piece.
 constexpr std::size_t kPieceBytes = std::size_t{4} << 20;
+// A dump's tensor read from its extent in the file (ExtentPieces) goes in smaller pieces, which
+// stay in the encoding core's own cache: the whole-tensor read wrote every value out to memory
+// and read it back, and on two threads the cores then shared the memory bandwidth. Measured on
+// the ResNet-50 dump with cast (README, "Dump tensors in pieces").
+constexpr std::size_t kExtentPieceBytes = std::size_t{256} << 10;
+
+// Whether `c` can encode the tensor piece by piece (Codec::encode_piece).
+bool encodes_in_pieces(const Codec& c, const TensorMeta& meta) {
+    return c.needs_piece_survey(meta) || c.piecewise_size(meta);
+}
+
+// Encodes a tensor piece by piece from `input` (RawPieces or ExtentPieces) with a codec that
+// encodes_in_pieces. A codec that must survey the tensor first (rangeq, topk) reads it twice,
+// so only from input that can be reread. `begin(payload_size)` is called once before the first
+// piece is encoded; `add(first, piece, survey)` encodes the piece starting at element `first`
+// and returns the bytes it wrote. The second pass stops once the payload is written (a top-k's
+// survey writes it, and its first piece carries it). False, with nothing read, for a survey
+// over input that cannot be reread.
+template <class Pieces, class Begin, class Add>
+bool encode_pieces(const Codec& c, const TensorMeta& meta, Pieces& input, Begin&& begin,
+                   Add&& add) {
+    std::optional<PieceSurvey> survey;
+    if (c.needs_piece_survey(meta)) {
+        if (!input.rereadable()) return false;
+        survey = c.begin_survey(meta);
+        do {
+            survey->add(input.next());
+        } while (!input.done());
+        input.rewind();
+    }
+    const PieceSurvey* surveyed = survey ? &*survey : nullptr;
+    const std::uint64_t payload_size = *c.piecewise_size(meta, surveyed);
+    begin(payload_size);
+    const std::size_t element = dtype_size(meta.dtype);
+    std::uint64_t first = 0;
+    std::uint64_t written = 0;
+    do {
+        const std::span<const std::byte> piece = input.next();
+        written += add(first, piece, surveyed);
+        first += piece.size() / element;
+    } while (!input.done() && written < payload_size);
+    return true;
+}
 
 // A payload encoded into a pooled buffer: its first `size` bytes.
 struct InPlacePayload {
@@ -216,51 +259,73 @@ struct Encoder {
         buffers.give_back(std::move(payload.buffer));
     }
 
-    // A direct tensor whose codec encodes in pieces: read piece by piece through the
-    // RawPieces that `open_input` opens on a buffer from `buffers`, encoded into another and
-    // written as one record. A codec that must survey the tensor first (rangeq, topk) reads
-    // it twice, so only from a regular file; the second pass stops once the payload is
-    // written (a top-k's survey writes it, and its first piece carries it). False, with
-    // nothing read or written, for a codec or an input that cannot.
+    // A direct tensor whose codec encodes in pieces, read piece by piece through the RawPieces
+    // that `open_input` opens on a buffer from `buffers`, encoded into another and written as
+    // one record. False, with nothing read or written, for a codec or an input that cannot.
     bool encode_in_pieces(const std::string& path, const TensorMeta& meta, unsigned threads,
                           const std::function<RawPieces(std::span<std::byte>)>& open_input,
                           BufferPool& buffers) {
         return with_codec(path, meta.dtype, threads, [&](const Codec& c) {
-            const bool needs_survey = c.needs_piece_survey(meta);
-            if (!needs_survey && !c.piecewise_size(meta)) return false;
-            const std::size_t element = dtype_size(meta.dtype);
-            const std::uint64_t piece_elements = kPieceBytes / element;
+            if (!encodes_in_pieces(c, meta)) return false;
+            const std::uint64_t piece_elements = kPieceBytes / dtype_size(meta.dtype);
             PooledBuffer values = buffers.take(kPieceBytes);
             RawPieces input = open_input(values.bytes());
-            std::optional<PieceSurvey> survey;
-            if (needs_survey) {
-                if (!input.rereadable()) return false;
-                survey = c.begin_survey(meta);
-                do {
-                    survey->add(input.next());
-                } while (!input.done());
-                input.rewind();
-            }
-            const PieceSurvey* surveyed = survey ? &*survey : nullptr;
-            const std::uint64_t payload_size = *c.piecewise_size(meta, surveyed);
-            PooledBuffer out = buffers.take(std::max<std::uint64_t>(
-                c.max_encoded_size({meta.name, meta.dtype, {piece_elements}}), payload_size));
-            writer.begin(TensorRecord{path, meta.dtype, meta.shape, {}, c.id(), c.spec(), {}},
-                         payload_size);
-            std::uint64_t first = 0;
-            std::uint64_t written = 0;
-            do {
-                const std::span<const std::byte> piece = input.next();
-                const std::span<std::byte> encoded = out.bytes();
-                const std::size_t size = c.encode_piece(
-                    meta, first, piece,
-                    {reinterpret_cast<std::uint8_t*>(encoded.data()), encoded.size()}, surveyed);
-                writer.add_payload({reinterpret_cast<const std::uint8_t*>(encoded.data()), size});
-                first += piece.size() / element;
-                written += size;
-            } while (!input.done() && written < payload_size);
-            matched += applies(path, meta.dtype) ? 1 : 0;
-            return true;
+            PooledBuffer out;
+            const bool encoded = encode_pieces(
+                c, meta, input,
+                [&](std::uint64_t payload_size) {
+                    out = buffers.take(std::max<std::uint64_t>(
+                        c.max_encoded_size({meta.name, meta.dtype, {piece_elements}}),
+                        payload_size));
+                    writer.begin(
+                        TensorRecord{path, meta.dtype, meta.shape, {}, c.id(), c.spec(), {}},
+                        payload_size);
+                },
+                [&](std::uint64_t first, std::span<const std::byte> piece,
+                    const PieceSurvey* survey) {
+                    const std::span<std::byte> bytes = out.bytes();
+                    const std::size_t size = c.encode_piece(
+                        meta, first, piece,
+                        {reinterpret_cast<std::uint8_t*>(bytes.data()), bytes.size()}, survey);
+                    writer.add_payload({reinterpret_cast<const std::uint8_t*>(bytes.data()), size});
+                    return size;
+                });
+            matched += encoded && applies(path, meta.dtype) ? 1 : 0;
+            return encoded;
+        });
+    }
+
+    // A dump's direct tensor whose codec encodes in pieces without a survey (cast), read from
+    // its extent in the file piece by piece (ExtentPieces) and encoded into a pooled buffer of
+    // the payload's size, on the calling thread. nullopt, with nothing read, for any other
+    // codec. rangeq and top-k would read the file twice, which cost them more than the whole
+    // read saves (README, "Dump tensors in pieces").
+    std::optional<InPlacePayload> encode_extent_in_pieces(const std::string& path, DType dtype,
+                                                          const std::vector<std::uint64_t>& shape,
+                                                          const DirectInput& input,
+                                                          FileExtent extent,
+                                                          BufferPool& buffers) const {
+        const TensorMeta meta = meta_of(path, dtype, shape);
+        return with_codec(path, dtype, 1, [&](const Codec& c) -> std::optional<InPlacePayload> {
+            if (c.needs_piece_survey(meta) || !c.piecewise_size(meta)) return std::nullopt;
+            PooledBuffer values =
+                buffers.take(std::min<std::uint64_t>(kExtentPieceBytes, extent.size));
+            ExtentPieces pieces(input, extent, meta.name, values.bytes());
+            InPlacePayload p{{}, 0, c.id(), c.spec()};
+            encode_pieces(
+                c, meta, pieces,
+                [&](std::uint64_t payload_size) { p.buffer = buffers.take(payload_size); },
+                [&](std::uint64_t first, std::span<const std::byte> piece,
+                    const PieceSurvey* survey) {
+                    const std::span<std::byte> out = p.buffer.bytes().subspan(p.size);
+                    const std::size_t size = c.encode_piece(
+                        meta, first, piece,
+                        {reinterpret_cast<std::uint8_t*>(out.data()), out.size()}, survey);
+                    p.size += size;
+                    return size;
+                });
+            buffers.give_back(std::move(values));
+            return p;
         });
     }
 
@@ -332,12 +397,20 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                  jobs.add(
                      d.byte_count(),
                      [&encoder, &direct, &buffers, &args, job, per_tensor](unsigned t) {
+                         const unsigned job_threads = std::max(t, per_tensor);
+                         // One thread's tensor goes piece by piece where its codec can; a
+                         // tensor with several threads is split across them whole.
+                         if (job->extent && job_threads == 1 &&
+                             encoder.direct(job->path, job->dtype)) {
+                             job->in_place = encoder.encode_extent_in_pieces(
+                                 job->path, job->dtype, job->shape, direct, *job->extent, buffers);
+                             if (job->in_place) return;
+                         }
                          if (job->extent) {
                              job->data = buffers.take(job->extent->size);
                              direct.read(*job->extent, job->data.bytes(),
                                          args.input + ": " + job->path);
                          }
-                         const unsigned job_threads = std::max(t, per_tensor);
                          if (encoder.direct(job->path, job->dtype)) {
                              job->in_place =
                                  encoder.encode_in_place(job->path, job->dtype, job->shape,

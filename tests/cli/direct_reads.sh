@@ -1,7 +1,7 @@
 # encode reads values stored as plain bytes (contiguous, unfiltered, little-endian, written) on
 # the encoding threads, and everything else through HDF5. The two paths give the same stream:
 # chunked, filtered, compact, big-endian and user-block copies of a dump encode to the bytes of
-# the original, on one thread and on four. Values past the end of the file are refused,
+# the original, on one thread and on four, and so do cast's tensors read in pieces. Values past the end of the file are refused,
 # naming file and dataset, and leave no output.
 source "$(dirname "$0")/testlib.bash"
 HOSTILE="$(dirname "$MAKE_FIXTURE")/make_hostile_hdf5"
@@ -36,6 +36,26 @@ h5jam -u block.txt -i "$SAMPLE" -o sample_block.h5 >/dev/null
 "$GC" encode "$SAMPLE" -o sample.gcs --force -T 1 --codec topk:density=0.01
 same_stream "the sample dump, gzip-filtered" sample.gcs gzip.h5 --codec topk:density=0.01
 same_stream "the sample dump behind a user block" sample.gcs sample_block.h5 --codec topk:density=0.01
+
+# cast reads a tensor stored as plain bytes piece by piece (256 KiB at a time) and encodes each
+# piece as it comes: three 6 MiB tensors, each many pieces, give the stream that the whole
+# tensors read through HDF5 from a chunked copy give.
+"$MAKE_BIG_DUMP" pieces.h5 6 3
+h5repack -l CHUNK=100000 pieces.h5 pieces_chunked.h5
+for spec in cast:to=bf16 cast:to=f16; do
+    "$GC" encode pieces_chunked.h5 -o whole.gcs --force -T 1 --codec "$spec"
+    same_stream "$spec: tensors of many pieces" whole.gcs pieces.h5 --codec "$spec"
+done
+# A value cast cannot carry, in the third piece of a tensor, is named by its index in the
+# tensor, and nothing is written.
+python3 -c "import struct; v = [0.001] * 700001; v[600000] = 1e6; open('over.f32', 'wb').write(struct.pack('<700001f', *v))"
+"$GC" encode over.f32 --raw f32 --shape 700001 -o over.gcs --force --codec lossless
+"$GC" decode over.gcs -o over.h5 --force
+for threads in 1 4; do
+    expect_exit 3 "an f16 overflow in a later piece, -T $threads" -- "$GC" encode over.h5 -o over_f16.gcs -T $threads --codec cast:to=f16
+    expect_stderr "over.h5: data: element 600000 = 1000000.000000 is outside the finite range of f16"
+    expect_absent over_f16.gcs
+done
 
 "$HOSTILE" past-eof cut.h5 || fail "could not make a file cut short"
 for threads in 1 4; do
