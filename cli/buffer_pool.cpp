@@ -38,14 +38,18 @@ PooledBuffer BufferPool::take(std::size_t size) {
             free_.clear();
             kept_ = 0;
         }
+        // The smallest kept buffer that fits, the most recently returned of its size first.
+        auto best = free_.rend();
         for (auto it = free_.rbegin(); it != free_.rend(); ++it) {
-            if (it->capacity_ == capacity) {
-                PooledBuffer b = std::move(*it);
-                free_.erase(std::next(it).base());
-                kept_ -= b.capacity_;
-                b.size_ = size;
-                return b;
-            }
+            const bool fits = it->capacity_ >= capacity && it->capacity_ <= kMaxOversize * capacity;
+            if (fits && (best == free_.rend() || it->capacity_ < best->capacity_)) best = it;
+        }
+        if (best != free_.rend()) {
+            PooledBuffer b = std::move(*best);
+            free_.erase(std::next(best).base());
+            kept_ -= b.capacity_;
+            b.size_ = size;
+            return b;
         }
     }
     PooledBuffer b;

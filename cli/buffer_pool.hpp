@@ -2,8 +2,9 @@
 // Input buffers reused across tensors. A dump holds many tensors of a few sizes; reading each
 // into fresh memory costs a zero-fill and a page fault per 4 KiB, often more than the codec's
 // own work. Buffers come back to a free list by size class (the next power of two) and are
-// handed out again uninitialised, the most recently returned first (still in cache); large ones
-// are advised onto 2 MiB pages. Any thread may take and give back.
+// handed out again uninitialised, the smallest that fits first (up to kMaxOversize times the
+// size class), the most recently returned among equals (still in cache); large ones are
+// advised onto 2 MiB pages. Any thread may take and give back.
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,10 @@ class BufferPool {
     void stop_keeping();
 
     static constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
+    // A kept buffer serves a smaller tensor, up to this many times its size class: its pages
+    // are already mapped, and a fresh buffer's first touch costs the kernel a zero-fill (on a
+    // VM, often a slow one). A bound, so that small tensors do not hold every large buffer.
+    static constexpr std::size_t kMaxOversize = 4;
     // OrderedJobs::kAloneBytes: from this size on a tensor is processed alone, so buffers kept
     // for smaller ones would only add to its peak. Below it (a ResNet-50's 9.4 MB convolutions)
     // buffers are reused: a fresh one costs page faults, and freeing it an munmap whose TLB

@@ -40,7 +40,9 @@ class DirectInput {
     // Asks the kernel to start reading an extent into the page cache, so that a part of the
     // file that is not cached (a dump just copied in, or pages the kernel dropped) is read
     // while earlier tensors are encoded, not by an encoding thread that then waits for the
-    // disk. Only advice: costs little when the pages are cached, and errors are ignored.
+    // disk. Only advice, and errors are ignored. An extent whose last byte is already in the
+    // page cache is taken to be cached whole and is not advised: the advice looks up every
+    // 4 KiB page, which on a cached dump cost the one reading thread 3% of an encode.
     void prefetch(FileExtent extent) const;
 
     // Reads an extent returned above into `out` (extent.size bytes); any thread. Error(io)
