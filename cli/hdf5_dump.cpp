@@ -209,6 +209,10 @@ struct Walker {
         }
         if (member.type != H5L_TYPE_HARD)
             return unsupported(where + ": unsupported user-defined link");
+        if (Hid id(H5Dopen2(parent, name, dapl.get())); id.valid()) {
+            dataset(std::move(id), path);
+            return;
+        }
         H5O_info_t info{};
         check_status(H5Oget_info_by_name2(parent, name, &info, H5O_INFO_BASIC, H5P_DEFAULT),
                      ErrorKind::bad_input, where, "cannot open");
@@ -246,9 +250,13 @@ struct Walker {
     }
 
     void dataset(hid_t parent, const char* name, const std::string& path) {
+        dataset(checked(H5Dopen2(parent, name, dapl.get()), ErrorKind::bad_input,
+                        file + ": " + path, "cannot open"),
+                path);
+    }
+
+    void dataset(Hid id, const std::string& path) {
         const std::string where = file + ": " + path;
-        Hid id =
-            checked(H5Dopen2(parent, name, dapl.get()), ErrorKind::bad_input, where, "cannot open");
         check_storage(id.get(), where, limits);
         Hid type =
             checked(H5Dget_type(id.get()), ErrorKind::bad_input, where, "cannot read its type");
