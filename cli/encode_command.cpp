@@ -44,6 +44,14 @@ bool encodes_in_pieces(const Codec& c, const TensorMeta& meta) {
     return c.needs_piece_survey(meta) || c.piecewise_size(meta);
 }
 
+// Codec::encode_piece into a buffer of bytes; returns the bytes it wrote.
+std::size_t encode_piece_into(const Codec& c, const TensorMeta& meta, std::uint64_t first,
+                              std::span<const std::byte> piece, std::span<std::byte> out,
+                              const PieceSurvey* survey) {
+    return c.encode_piece(meta, first, piece,
+                          {reinterpret_cast<std::uint8_t*>(out.data()), out.size()}, survey);
+}
+
 // Encodes a tensor piece by piece from `input` (RawPieces or ExtentPieces) with a codec that
 // encodes_in_pieces. A codec that must survey the tensor first (rangeq, topk) reads it twice,
 // so only from input that can be reread. `begin(payload_size)` is called once before the first
@@ -283,11 +291,10 @@ struct Encoder {
                 },
                 [&](std::uint64_t first, std::span<const std::byte> piece,
                     const PieceSurvey* survey) {
-                    const std::span<std::byte> bytes = out.bytes();
-                    const std::size_t size = c.encode_piece(
-                        meta, first, piece,
-                        {reinterpret_cast<std::uint8_t*>(bytes.data()), bytes.size()}, survey);
-                    writer.add_payload({reinterpret_cast<const std::uint8_t*>(bytes.data()), size});
+                    const std::size_t size =
+                        encode_piece_into(c, meta, first, piece, out.bytes(), survey);
+                    writer.add_payload(
+                        {reinterpret_cast<const std::uint8_t*>(out.bytes().data()), size});
                     return size;
                 });
             matched += encoded && applies(path, meta.dtype) ? 1 : 0;
@@ -317,10 +324,8 @@ struct Encoder {
                 [&](std::uint64_t payload_size) { p.buffer = buffers.take(payload_size); },
                 [&](std::uint64_t first, std::span<const std::byte> piece,
                     const PieceSurvey* survey) {
-                    const std::span<std::byte> out = p.buffer.bytes().subspan(p.size);
-                    const std::size_t size = c.encode_piece(
-                        meta, first, piece,
-                        {reinterpret_cast<std::uint8_t*>(out.data()), out.size()}, survey);
+                    const std::size_t size = encode_piece_into(
+                        c, meta, first, piece, p.buffer.bytes().subspan(p.size), survey);
                     p.size += size;
                     return size;
                 });

@@ -1,8 +1,8 @@
 # encode reads values stored as plain bytes (contiguous, unfiltered, little-endian, written) on
 # the encoding threads, and everything else through HDF5. The two paths give the same stream:
 # chunked, filtered, compact, big-endian and user-block copies of a dump encode to the bytes of
-# the original, on one thread and on four, and so do cast's tensors read in pieces. Values past the end of the file are refused,
-# naming file and dataset, and leave no output.
+# the original, on one thread and on four, and so do cast's tensors read in pieces. Values past
+# the end of the file are refused, naming file and dataset, and leave no output.
 source "$(dirname "$0")/testlib.bash"
 HOSTILE="$(dirname "$MAKE_FIXTURE")/make_hostile_hdf5"
 
