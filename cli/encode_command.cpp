@@ -44,12 +44,15 @@ bool encodes_in_pieces(const Codec& c, const TensorMeta& meta) {
     return c.needs_piece_survey(meta) || c.piecewise_size(meta);
 }
 
+std::span<std::uint8_t> as_u8(std::span<std::byte> bytes) {
+    return {reinterpret_cast<std::uint8_t*>(bytes.data()), bytes.size()};
+}
+
 // Codec::encode_piece into a buffer of bytes; returns the bytes it wrote.
 std::size_t encode_piece_into(const Codec& c, const TensorMeta& meta, std::uint64_t first,
                               std::span<const std::byte> piece, std::span<std::byte> out,
                               const PieceSurvey* survey) {
-    return c.encode_piece(meta, first, piece,
-                          {reinterpret_cast<std::uint8_t*>(out.data()), out.size()}, survey);
+    return c.encode_piece(meta, first, piece, as_u8(out), survey);
 }
 
 // Encodes a tensor piece by piece from `input` (RawPieces or ExtentPieces) with a codec that
@@ -85,12 +88,15 @@ bool encode_pieces(const Codec& c, const TensorMeta& meta, Pieces& input, Begin&
     return true;
 }
 
-// A payload encoded into a pooled buffer: its first `size` bytes.
+// A payload encoded into a pooled buffer (its first `size` bytes), its record prepared and
+// checksummed on the encoding thread while the payload was still in cache.
 struct InPlacePayload {
     PooledBuffer buffer;
     std::size_t size = 0;
-    std::uint16_t codec_id = 0;
-    std::string spec;
+    std::optional<PreparedRecord> record;
+    bool matched = false;  // encoded by the codec asked for, not by lossless
+
+    std::span<std::uint8_t> bytes() { return as_u8(buffer.bytes()).first(size); }
 };
 
 // A tensor on its way through: read, encoded (on any thread), then written in order.
@@ -207,6 +213,12 @@ struct Encoder {
         return !(applies(path, dtype) && planner.plans());
     }
 
+    TensorRecord record_of(const std::string& path, DType dtype,
+                           const std::vector<std::uint64_t>& shape,
+                           const std::vector<Attribute>& attributes, const Codec& c) const {
+        return {path, dtype, shape, attributes, c.id(), c.spec(), {}};
+    }
+
     // `run(codec)` with the codec of a direct tensor.
     template <class Run>
     auto with_codec(const std::string& path, DType dtype, unsigned threads, Run&& run) const {
@@ -238,32 +250,23 @@ struct Encoder {
     // pages left untouched until the codec writes them), so no payload vector is made.
     InPlacePayload encode_in_place(const std::string& path, DType dtype,
                                    const std::vector<std::uint64_t>& shape,
+                                   const std::vector<Attribute>& attributes,
                                    std::span<const std::byte> data, unsigned threads,
                                    BufferPool& buffers) const {
         const TensorMeta meta = meta_of(path, dtype, shape);
         return with_codec(path, dtype, threads, [&](const Codec& c) {
-            InPlacePayload p{buffers.take(c.max_encoded_size(meta)), 0, c.id(), c.spec()};
-            const std::span<std::byte> out = p.buffer.bytes();
-            p.size = c.encode_into(meta, data,
-                                   {reinterpret_cast<std::uint8_t*>(out.data()), out.size()});
+            InPlacePayload p{buffers.take(c.max_encoded_size(meta)), 0, {}, applies(path, dtype)};
+            p.size = c.encode_into(meta, data, as_u8(p.buffer.bytes()));
+            p.record.emplace(record_of(path, dtype, shape, attributes, c), p.size);
+            p.record->add_payload(p.bytes());
             return p;
         });
     }
 
     // Writes the record from the pooled buffer, then hands the buffer back for the next tensor.
-    void write_in_place(std::string path, DType dtype, std::vector<std::uint64_t> shape,
-                        std::vector<Attribute> attributes, InPlacePayload payload,
-                        BufferPool& buffers) {
-        matched += applies(path, dtype) ? 1 : 0;
-        const std::span<const std::byte> bytes = payload.buffer.bytes().first(payload.size);
-        writer.write(TensorRecord{std::move(path),
-                                  dtype,
-                                  std::move(shape),
-                                  std::move(attributes),
-                                  payload.codec_id,
-                                  std::move(payload.spec),
-                                  {}},
-                     {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+    void write_in_place(InPlacePayload payload, BufferPool& buffers) {
+        matched += payload.matched ? 1 : 0;
+        writer.write(std::move(*payload.record), payload.bytes());
         buffers.give_back(std::move(payload.buffer));
     }
 
@@ -285,16 +288,13 @@ struct Encoder {
                     out = buffers.take(std::max<std::uint64_t>(
                         c.max_encoded_size({meta.name, meta.dtype, {piece_elements}}),
                         payload_size));
-                    writer.begin(
-                        TensorRecord{path, meta.dtype, meta.shape, {}, c.id(), c.spec(), {}},
-                        payload_size);
+                    writer.begin(record_of(path, meta.dtype, meta.shape, {}, c), payload_size);
                 },
                 [&](std::uint64_t first, std::span<const std::byte> piece,
                     const PieceSurvey* survey) {
                     const std::size_t size =
                         encode_piece_into(c, meta, first, piece, out.bytes(), survey);
-                    writer.add_payload(
-                        {reinterpret_cast<const std::uint8_t*>(out.bytes().data()), size});
+                    writer.add_payload(as_u8(out.bytes()).first(size));
                     return size;
                 });
             matched += encoded && applies(path, meta.dtype) ? 1 : 0;
@@ -304,11 +304,13 @@ struct Encoder {
 
     // A dump's direct tensor whose codec encodes in pieces without a survey (cast), read from
     // its extent in the file piece by piece (ExtentPieces) and encoded into a pooled buffer of
-    // the payload's size, on the calling thread. nullopt, with nothing read, for any other
-    // codec. rangeq and top-k would read the file twice, which cost them more than the whole
-    // read saves (README, "Dump tensors in pieces").
+    // the payload's size, on the calling thread; each piece is hashed for the record while it
+    // is still in cache. nullopt, with nothing read, for any other codec. rangeq and top-k
+    // would read the file twice, which cost them more than the whole read saves (README, "Dump
+    // tensors in pieces").
     std::optional<InPlacePayload> encode_extent_in_pieces(const std::string& path, DType dtype,
                                                           const std::vector<std::uint64_t>& shape,
+                                                          const std::vector<Attribute>& attributes,
                                                           const DirectInput& input,
                                                           FileExtent extent,
                                                           BufferPool& buffers) const {
@@ -318,14 +320,18 @@ struct Encoder {
             PooledBuffer values =
                 buffers.take(std::min<std::uint64_t>(kExtentPieceBytes, extent.size));
             ExtentPieces pieces(input, extent, meta.name, values.bytes());
-            InPlacePayload p{{}, 0, c.id(), c.spec()};
+            InPlacePayload p{{}, 0, {}, applies(path, dtype)};
             encode_pieces(
                 c, meta, pieces,
-                [&](std::uint64_t payload_size) { p.buffer = buffers.take(payload_size); },
+                [&](std::uint64_t payload_size) {
+                    p.buffer = buffers.take(payload_size);
+                    p.record.emplace(record_of(path, dtype, shape, attributes, c), payload_size);
+                },
                 [&](std::uint64_t first, std::span<const std::byte> piece,
                     const PieceSurvey* survey) {
                     const std::size_t size = encode_piece_into(
                         c, meta, first, piece, p.buffer.bytes().subspan(p.size), survey);
+                    p.record->add_payload(as_u8(p.buffer.bytes()).subspan(p.size, size));
                     p.size += size;
                     return size;
                 });
@@ -357,8 +363,7 @@ void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
     }
     const RawInput input(args.input, meta.byte_count(), "the shape");
     if (encoder.direct(kRawTensorPath, meta.dtype)) {
-        encoder.write_in_place(kRawTensorPath, meta.dtype, meta.shape, {},
-                               encoder.encode_in_place(kRawTensorPath, meta.dtype, meta.shape,
+        encoder.write_in_place(encoder.encode_in_place(kRawTensorPath, meta.dtype, meta.shape, {},
                                                        input.bytes(), threads, buffers),
                                buffers);
         return;
@@ -408,7 +413,8 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                          if (job->extent && job_threads == 1 &&
                              encoder.direct(job->path, job->dtype)) {
                              job->in_place = encoder.encode_extent_in_pieces(
-                                 job->path, job->dtype, job->shape, direct, *job->extent, buffers);
+                                 job->path, job->dtype, job->shape, job->attributes, direct,
+                                 *job->extent, buffers);
                              if (job->in_place) return;
                          }
                          if (job->extent) {
@@ -417,9 +423,9 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                                          args.input + ": " + job->path);
                          }
                          if (encoder.direct(job->path, job->dtype)) {
-                             job->in_place =
-                                 encoder.encode_in_place(job->path, job->dtype, job->shape,
-                                                         job->data.bytes(), job_threads, buffers);
+                             job->in_place = encoder.encode_in_place(
+                                 job->path, job->dtype, job->shape, job->attributes,
+                                 job->data.bytes(), job_threads, buffers);
                          } else {
                              job->encoded =
                                  encoder.encode(job->path, job->dtype, job->shape, job->attributes,
@@ -431,9 +437,7 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                      },
                      [&encoder, &buffers, job] {
                          if (job->in_place) {
-                             encoder.write_in_place(
-                                 std::move(job->path), job->dtype, std::move(job->shape),
-                                 std::move(job->attributes), std::move(*job->in_place), buffers);
+                             encoder.write_in_place(std::move(*job->in_place), buffers);
                              return;
                          }
                          encoder.write(std::move(job->path), job->dtype, std::move(job->shape),

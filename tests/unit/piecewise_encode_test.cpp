@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "gradcodec/gradcodec.hpp"
@@ -333,6 +334,90 @@ TEST_CASE("a record left short of its declared payload blocks every later write"
     const auto records = gctest::read_all(sink.bytes);
     REQUIRE(records.size() == 1);
     CHECK(std::get<TensorRecord>(records[0]).payload.size() == 9);
+}
+
+TEST_CASE(
+    "a record prepared and hashed in pieces on another thread writes the bytes of one "
+    "written whole",
+    "[pieces][stream]") {
+    const std::vector<float> values = laplace_values(10'000, 9);
+    const TensorMeta meta{"fc.weight", DType::f32, {100, 100}};
+    const Codec codec = Codec::compile("rangeq:bits=8");
+    const std::vector<std::uint8_t> payload = codec.encode(meta, as_bytes_of(values));
+    Attribute scale{
+        "scale", AttrKind::numeric, DType::f64, 0, 0, 0, {}, std::vector<std::uint8_t>(8, 0x3f)};
+    const TensorRecord record{"/step_1/fc.weight", DType::f32,   {100, 100}, {scale},
+                              codec.id(),          codec.spec(), {}};
+    VectorSink whole;
+    {
+        StreamWriter writer(whole);
+        writer.write(GroupRecord{"/step_1", {}});
+        writer.write(record, payload);
+        writer.finish();
+    }
+    const std::span<const std::uint8_t> all(payload);
+    std::optional<PreparedRecord> prepared;
+    std::thread([&] {
+        prepared.emplace(record, payload.size());
+        prepared->add_payload(all.first(1));
+        prepared->add_payload(all.subspan(1, 0));
+        prepared->add_payload(all.subspan(1, 4'321));
+        prepared->add_payload(all.subspan(4'322));
+    }).join();
+    CHECK(prepared->payload_size() == payload.size());
+    VectorSink sink;
+    {
+        StreamWriter writer(sink);
+        writer.write(GroupRecord{"/step_1", {}});
+        writer.write(std::move(*prepared), payload);
+        writer.finish();
+        CHECK(writer.records_written() == 2);
+    }
+    CHECK(sink.bytes == whole.bytes);
+    const auto records = gctest::read_all(sink.bytes);
+    REQUIRE(records.size() == 2);
+    CHECK(std::get<TensorRecord>(records[1]).payload == payload);
+}
+
+TEST_CASE(
+    "a prepared record is refused, with nothing written, unless all its payload was hashed "
+    "and given",
+    "[pieces][stream]") {
+    const TensorRecord record{"/x", DType::f32, {4}, {}, 2, "cast", {}};
+    const std::vector<std::uint8_t> payload(9, 0x5a);
+    const std::span<const std::uint8_t> all(payload);
+    VectorSink sink;
+    StreamWriter writer(sink);
+    const std::size_t header_bytes = sink.bytes.size();
+
+    PreparedRecord short_of_payload(record, payload.size());
+    short_of_payload.add_payload(all.first(5));
+    CHECK_THROWS_AS(writer.write(std::move(short_of_payload), payload), Error);
+    CHECK(sink.bytes.size() == header_bytes);
+
+    PreparedRecord hashed(record, payload.size());
+    CHECK_THROWS_AS(hashed.add_payload(std::vector<std::uint8_t>(10)), Error);  // past its size
+    hashed.add_payload(all);
+    CHECK_THROWS_AS(writer.write(std::move(hashed), all.first(8)), Error);  // a different size
+    CHECK(sink.bytes.size() == header_bytes);
+    writer.write(std::move(hashed), all);
+    CHECK_THROWS_AS(writer.write(std::move(hashed), all), Error);  // written once only
+
+    TensorRecord with_payload = record;
+    with_payload.payload = payload;
+    CHECK_THROWS_AS(PreparedRecord(with_payload, payload.size()), Error);
+
+    // Nor may it cut into a record whose payload is still coming.
+    PreparedRecord waiting(record, payload.size());
+    waiting.add_payload(all);
+    writer.begin(record, payload.size());
+    CHECK_THROWS_AS(writer.write(std::move(waiting), all), Error);
+    writer.add_payload(all);
+    writer.write(std::move(waiting), all);
+    writer.finish();
+    const auto records = gctest::read_all(sink.bytes);
+    REQUIRE(records.size() == 3);
+    for (const Record& r : records) CHECK(std::get<TensorRecord>(r).payload == payload);
 }
 
 TEST_CASE("top-k encoded from a survey of pieces gives the bytes of the whole encode",

@@ -137,6 +137,30 @@ class FileSource final : public ByteSource {
 
 // ---- writer and reader ---------------------------------------------------------------------
 
+// A tensor record laid out and checksummed ahead of the StreamWriter, on any thread. The thread
+// that encodes a payload hashes it as it goes, each piece while it is still in the CPU's
+// cache; StreamWriter::write then writes the record without reading the payload again, which
+// for a whole dump was a pass over memory on the one thread that writes. The bytes written are
+// those of StreamWriter::write(record, payload).
+class PreparedRecord {
+  public:
+    // record.payload must be empty: a payload of `payload_size` bytes follows through
+    // add_payload.
+    PreparedRecord(const TensorRecord& record, std::uint64_t payload_size);
+    // Throws Error(usage) beyond the declared size.
+    void add_payload(std::span<const std::uint8_t> piece);
+    std::uint64_t payload_size() const;
+
+    PreparedRecord(PreparedRecord&&) noexcept;
+    PreparedRecord& operator=(PreparedRecord&&) noexcept;
+    ~PreparedRecord();
+
+  private:
+    friend class StreamWriter;
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
 class StreamWriter {
   public:
     explicit StreamWriter(ByteSink& sink);  // writes the stream header at once
@@ -154,6 +178,11 @@ class StreamWriter {
     void begin(const TensorRecord& record, std::uint64_t payload_size);
     // Throws Error(usage) beyond the size begin() declared.
     void add_payload(std::span<const std::uint8_t> piece);
+    // A prepared record with its payload, which MUST be the bytes given to its add_payload, in
+    // order: the writer does not read them to check, and other bytes would make a record whose
+    // checksum fails when it is read. Throws Error(usage), writing nothing, unless all the
+    // declared bytes were added and `payload` has that size.
+    void write(PreparedRecord&& record, std::span<const std::uint8_t> payload);
     void write(const LinkRecord& record);
     void write(const TypedRecord& record);
     void finish();  // the end marker; a stream without it is truncated
@@ -165,6 +194,7 @@ class StreamWriter {
 
   private:
     struct OpenRecord;  // a record whose body is still being written, with its running hash
+    void check_writable() const;
     void emit(std::uint8_t kind, std::span<const std::uint8_t> head,
               std::span<const std::uint8_t> tail);
     void open(std::uint8_t kind, std::uint64_t body_size, std::span<const std::uint8_t> head);

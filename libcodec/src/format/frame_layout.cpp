@@ -1,10 +1,9 @@
 #include "format/frame_layout.hpp"
 
-#include <xxhash.h>
-
 #include <string>
 
 #include "common/byte_io.hpp"
+#include "format/checksum.hpp"
 #include "gradcodec/error.hpp"
 
 namespace gradcodec {
@@ -44,7 +43,7 @@ void write_frame_header(const FrameInfo& info, std::span<std::uint8_t> out) {
 
 void seal_frame(std::span<std::uint8_t> frame) {
     const std::size_t covered = frame.size() - kFrameChecksumBytes;
-    put_le(frame.data() + covered, XXH3_64bits(frame.data(), covered), 8);
+    put_le(frame.data() + covered, checksum(frame.first(covered)), 8);
 }
 
 FrameInfo parse_frame(std::span<const std::uint8_t> frame) {
@@ -91,7 +90,7 @@ FrameInfo parse_frame(std::span<const std::uint8_t> frame) {
     std::uint64_t stored = 0;
     for (int i = 7; i >= 0; --i)
         stored = (stored << 8) | frame[covered + static_cast<std::size_t>(i)];
-    if (XXH3_64bits(frame.data(), covered) != stored) damaged("checksum mismatch");
+    if (checksum(frame.first(covered)) != stored) damaged("checksum mismatch");
     // Checked after the checksum: on a flipped bit the checksum is the clearer message.
     if (flags & kMustUnderstandFlags) damaged("unknown required flags " + std::to_string(flags));
     if (reserved != 0) damaged("reserved byte 11 is not zero");

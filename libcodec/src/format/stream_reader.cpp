@@ -1,9 +1,9 @@
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <string>
 
+#include "format/checksum.hpp"
 #include "format/record_body.hpp"
 #include "format/record_layout.hpp"
 #include "gradcodec/error.hpp"
@@ -74,7 +74,7 @@ StreamReader::StreamReader(ByteSource& source, ReadLimits limits)
     header.resize(kHeaderFixedSize + extension + kChecksumSize);
     read_exact(source_, std::span(header).subspan(kHeaderFixedSize), "stream header");
     const std::size_t covered = kHeaderFixedSize + extension;
-    if (XXH3_64bits(header.data(), covered) != load_le(&header[covered], 8)) {
+    if (checksum(std::span(header).first(covered)) != load_le(&header[covered], 8)) {
         damaged("stream header", "checksum mismatch");
     }
     bytes_read_ = header.size();
@@ -145,12 +145,10 @@ std::optional<Record> StreamReader::next_record() {
     std::vector<std::uint8_t> body = read_body(length);
     std::array<std::uint8_t, kChecksumSize> sum{};
     read_exact(source_, sum, where);
-    XXH3_state_t* state = XXH3_createState();
-    XXH3_64bits_reset(state);
-    XXH3_64bits_update(state, frame.data(), frame.size());
-    XXH3_64bits_update(state, body.data(), body.size());
-    const std::uint64_t digest = XXH3_64bits_digest(state);
-    XXH3_freeState(state);
+    Checksum record_sum;
+    record_sum.update(frame);
+    record_sum.update(body);
+    const std::uint64_t digest = record_sum.digest();
     std::string path = peek_path(body);
     if (path.size() > 1 && path[0] == '/') path.erase(0, 1);  // as users write it in --select
     const std::string named = where + (path.empty() || kind == kRecordEnd ? "" : " (" + path + ")");

@@ -1,10 +1,9 @@
-#include <xxhash.h>
-
 #include <array>
 #include <memory>
-#include <new>
 #include <string>
+#include <vector>
 
+#include "format/checksum.hpp"
 #include "format/record_body.hpp"
 #include "format/record_layout.hpp"
 #include "gradcodec/error.hpp"
@@ -14,9 +13,23 @@
 namespace gradcodec {
 namespace {
 
-struct HashDeleter {
-    void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
-};
+// Kind, flags, reserved, body length (FORMAT.md, "Records").
+std::vector<std::uint8_t> record_frame(std::uint8_t kind, std::uint64_t body_size) {
+    std::vector<std::uint8_t> frame;
+    ByteWriter w(frame);
+    w.u8(kind);
+    w.u8(0);
+    w.u16(0);
+    w.u64(body_size);
+    return frame;
+}
+
+void check_piece_fits(std::size_t piece, std::uint64_t left) {
+    if (piece > left)
+        fail(ErrorKind::usage, "payload piece of " + std::to_string(piece) +
+                                   " bytes exceeds the record's declared size by " +
+                                   std::to_string(piece - left));
+}
 
 std::array<std::uint8_t, 8> little_endian64(std::uint64_t v) {
     std::array<std::uint8_t, 8> b{};
@@ -34,33 +47,66 @@ StreamWriter::StreamWriter(ByteSink& sink) : sink_(sink) {
     w.u32(0);  // required flags
     w.u32(0);  // optional flags
     w.u32(0);  // header extension length
-    w.u64(XXH3_64bits(header.data(), header.size()));
+    w.u64(checksum(header));
     sink_.write(header);
 }
 
 struct StreamWriter::OpenRecord {
-    std::unique_ptr<XXH3_state_t, HashDeleter> hash{XXH3_createState()};
+    Checksum hash;
     std::uint8_t kind = 0;
     std::uint64_t left = 0;  // body bytes still to come
 };
 
+struct PreparedRecord::State {
+    Checksum hash;
+    std::vector<std::uint8_t> start;  // the frame and the tensor's head, already hashed
+    std::uint64_t payload_size = 0;
+    std::uint64_t left = 0;  // payload bytes still to be hashed
+};
+
+PreparedRecord::PreparedRecord(const TensorRecord& record, std::uint64_t payload_size)
+    : state_(std::make_unique<State>()) {
+    if (!record.payload.empty())
+        fail(ErrorKind::usage, record.path +
+                                   ": a prepared record's payload follows in pieces; the "
+                                   "record must leave its own payload empty");
+    const std::vector<std::uint8_t> head = tensor_head(record, payload_size);
+    state_->start = record_frame(kRecordTensor, head.size() + payload_size);
+    state_->start.insert(state_->start.end(), head.begin(), head.end());
+    state_->hash.update(state_->start);
+    state_->payload_size = payload_size;
+    state_->left = payload_size;
+}
+
+void PreparedRecord::add_payload(std::span<const std::uint8_t> piece) {
+    if (!state_) fail(ErrorKind::usage, "the prepared record was already written");
+    check_piece_fits(piece.size(), state_->left);
+    state_->hash.update(piece);
+    state_->left -= piece.size();
+}
+
+std::uint64_t PreparedRecord::payload_size() const {
+    return state_ ? state_->payload_size : 0;
+}
+
+PreparedRecord::PreparedRecord(PreparedRecord&&) noexcept = default;
+PreparedRecord& PreparedRecord::operator=(PreparedRecord&&) noexcept = default;
+PreparedRecord::~PreparedRecord() = default;
+
 StreamWriter::~StreamWriter() = default;
+
+void StreamWriter::check_writable() const {
+    if (finished_) fail(ErrorKind::usage, "stream already finished");
+    if (open_) fail(ErrorKind::usage, "a record's payload is still being written");
+}
 
 // Streams frame and body through one hash state, so a large payload is never copied.
 void StreamWriter::open(std::uint8_t kind, std::uint64_t body_size,
                         std::span<const std::uint8_t> head) {
-    if (finished_) fail(ErrorKind::usage, "stream already finished");
-    if (open_) fail(ErrorKind::usage, "a record's payload is still being written");
-    std::vector<std::uint8_t> frame;
-    ByteWriter w(frame);
-    w.u8(kind);
-    w.u8(0);
-    w.u16(0);
-    w.u64(body_size);
+    check_writable();
+    const std::vector<std::uint8_t> frame = record_frame(kind, body_size);
     auto record = std::make_unique<OpenRecord>();
-    if (!record->hash) throw std::bad_alloc();
-    XXH3_64bits_reset(record->hash.get());
-    XXH3_64bits_update(record->hash.get(), frame.data(), frame.size());
+    record->hash.update(frame);
     record->kind = kind;
     record->left = body_size;
     sink_.write(frame);
@@ -70,18 +116,15 @@ void StreamWriter::open(std::uint8_t kind, std::uint64_t body_size,
 
 void StreamWriter::append(std::span<const std::uint8_t> bytes) {
     if (!open_) fail(ErrorKind::usage, "no record is open for its payload");
-    if (bytes.size() > open_->left)
-        fail(ErrorKind::usage, "payload piece of " + std::to_string(bytes.size()) +
-                                   " bytes exceeds the record's declared size by " +
-                                   std::to_string(bytes.size() - open_->left));
-    XXH3_64bits_update(open_->hash.get(), bytes.data(), bytes.size());
+    check_piece_fits(bytes.size(), open_->left);
+    open_->hash.update(bytes);
     sink_.write(bytes);
     open_->left -= bytes.size();
     if (open_->left == 0) close();
 }
 
 void StreamWriter::close() {
-    sink_.write(little_endian64(XXH3_64bits_digest(open_->hash.get())));
+    sink_.write(little_endian64(open_->hash.digest()));
     if (open_->kind != kRecordEnd) ++records_;
     open_.reset();
 }
@@ -121,6 +164,22 @@ void StreamWriter::begin(const TensorRecord& record, std::uint64_t payload_size)
 
 void StreamWriter::add_payload(std::span<const std::uint8_t> piece) {
     append(piece);
+}
+
+void StreamWriter::write(PreparedRecord&& record, std::span<const std::uint8_t> payload) {
+    check_writable();
+    const PreparedRecord::State* prepared = record.state_.get();
+    if (!prepared) fail(ErrorKind::usage, "the prepared record was already written");
+    if (prepared->left != 0 || payload.size() != prepared->payload_size)
+        fail(ErrorKind::usage,
+             "a prepared record of " + std::to_string(prepared->payload_size) + " payload bytes, " +
+                 std::to_string(prepared->payload_size - prepared->left) +
+                 " of them added, is written with " + std::to_string(payload.size()));
+    sink_.write(prepared->start);
+    sink_.write(payload);
+    sink_.write(little_endian64(prepared->hash.digest()));
+    ++records_;
+    record.state_.reset();
 }
 
 void StreamWriter::write(const TypedRecord& record) {
