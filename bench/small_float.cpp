@@ -59,6 +59,8 @@ BENCHMARK_CAPTURE(widen, f16_f16c, ConversionPath::f16c, SmallFloat::f16)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(widen, bf16_portable, ConversionPath::portable, SmallFloat::bf16)
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(widen, bf16_avx2, ConversionPath::avx2, SmallFloat::bf16)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -25,14 +25,6 @@
 namespace gradcodec::cli {
 namespace {
 
-// A tensor's decoded values. Not zero-filled: every codec writes each element, so untouched
-// pages cost nothing until they are written.
-struct Values {
-    std::unique_ptr<std::byte[]> bytes;
-    std::size_t size = 0;
-    std::span<const std::byte> view() const { return {bytes.get(), size}; }
-};
-
 // Every codec writes every byte of `out`, so neither a fresh nor a reused buffer needs clearing.
 void decode_values_into(const DecodeArgs& args, const TensorRecord& t, unsigned threads,
                         std::span<std::byte> out) {
@@ -47,33 +39,40 @@ void decode_values_into(const DecodeArgs& args, const TensorRecord& t, unsigned 
                                " bytes it declares (--max-tensor-bytes caps what decode accepts)");
 }
 
-Values decode_values(const DecodeArgs& args, ByteBudget& budget, const TensorRecord& t) {
+// A tensor's decoded values, in a buffer that a large tensor gets on 2 MiB pages (BufferPool):
+// the codec's first touch of each fresh 4 KiB page was a page fault, most of a cast decode.
+PooledBuffer decode_values(const DecodeArgs& args, ByteBudget& budget, const TensorRecord& t,
+                           BufferPool& buffers) {
     const TensorMeta meta{args.input + ": " + display_name(t.path), t.dtype, t.shape};
     budget.take(meta.name, meta.element_count(), dtype_size(t.dtype));
-    Values values{std::unique_ptr<std::byte[]>(new (std::nothrow) std::byte[meta.byte_count()]),
-                  static_cast<std::size_t>(meta.byte_count())};
-    if (!values.bytes) out_of_memory(meta.name, values.size);
-    decode_values_into(args, t, resolve_threads(args.threads), {values.bytes.get(), values.size});
+    PooledBuffer values;
+    try {
+        values = buffers.take(static_cast<std::size_t>(meta.byte_count()));
+    } catch (const std::bad_alloc&) {
+        out_of_memory(meta.name, meta.byte_count());
+    }
+    decode_values_into(args, t, resolve_threads(args.threads), values.bytes());
     return values;
 }
 
 // --raw: the one tensor's values, written only after the whole stream has checked out.
 void decode_raw(const DecodeArgs& args, ByteBudget& budget, StreamReader& reader, std::FILE* out) {
-    std::optional<Values> values;
+    BufferPool buffers;
+    std::optional<PooledBuffer> values;
     while (auto record = reader.next()) {
         const auto* t = std::get_if<TensorRecord>(&*record);
         if (!t) continue;
         if (values)
             fail(ErrorKind::bad_input,
                  args.input + ": the stream holds more than one tensor; --raw needs exactly one");
-        values = decode_values(args, budget, *t);
+        values = decode_values(args, budget, *t, buffers);
     }
     reader.expect_input_end();
     if (!values)
         fail(ErrorKind::bad_input,
              args.input + ": the stream holds no tensor; --raw needs exactly one");
-    if (values->size != 0 &&
-        std::fwrite(values->bytes.get(), 1, values->size, out) != values->size) {
+    const std::span<const std::byte> bytes = values->bytes();
+    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size()) {
         fail(ErrorKind::io, args.output + ": write failed: " + std::strerror(errno));
     }
 }

@@ -95,6 +95,24 @@ void check_narrowing(ConversionPath path, SmallFloat type) {
     }
 }
 
+// Widens every 16-bit pattern, and a ragged tail of 5, on `path`; counts the values whose bits
+// differ from the portable code's.
+std::uint64_t widening_mismatches(ConversionPath path, SmallFloat type) {
+    std::vector<std::uint8_t> halves(2 * 65536 + 2 * 5);
+    for (std::uint32_t h = 0; h < 65536 + 5; ++h) {
+        halves[2 * h] = static_cast<std::uint8_t>(h);
+        halves[2 * h + 1] = static_cast<std::uint8_t>(h >> 8);
+    }
+    std::vector<float> want(65536 + 5), got(65536 + 5);
+    widen_halves_portable(type, halves.data(), want);
+    widen_halves_on(path, type, halves.data(), got);
+    std::uint64_t mismatches = 0;
+    for (std::size_t i = 0; i < want.size(); ++i)
+        mismatches +=
+            std::bit_cast<std::uint32_t>(want[i]) != std::bit_cast<std::uint32_t>(got[i]) ? 1 : 0;
+    return mismatches;
+}
+
 }  // namespace
 
 TEST_CASE("F16C narrowing writes the portable code's bytes for every input class",
@@ -121,19 +139,16 @@ TEST_CASE("F16C widening gives the portable bits for all 65536 halves, NaN paylo
         WARN("this CPU has no F16C; only the portable path runs here");
         return;
     }
-    std::vector<std::uint8_t> halves(2 * 65536 + 2 * 5);  // a ragged tail of 5
-    for (std::uint32_t h = 0; h < 65536 + 5; ++h) {
-        halves[2 * h] = static_cast<std::uint8_t>(h);
-        halves[2 * h + 1] = static_cast<std::uint8_t>(h >> 8);
+    CHECK(widening_mismatches(ConversionPath::f16c, SmallFloat::f16) == 0);
+}
+
+TEST_CASE("AVX2 widening gives the portable bits for all 65536 bf16 values, NaN payloads included",
+          "[small_float]") {
+    if (!cpu_supports(ConversionPath::avx2)) {
+        WARN("this CPU has no AVX2; only the portable path runs here");
+        return;
     }
-    std::vector<float> want(65536 + 5), got(65536 + 5);
-    widen_halves_portable(SmallFloat::f16, halves.data(), want);
-    widen_halves_on(ConversionPath::f16c, SmallFloat::f16, halves.data(), got);
-    std::uint64_t mismatches = 0;
-    for (std::size_t i = 0; i < want.size(); ++i)
-        mismatches +=
-            std::bit_cast<std::uint32_t>(want[i]) != std::bit_cast<std::uint32_t>(got[i]) ? 1 : 0;
-    CHECK(mismatches == 0);
+    CHECK(widening_mismatches(ConversionPath::avx2, SmallFloat::bf16) == 0);
 }
 
 TEST_CASE("the dispatched conversions are the best path this CPU supports", "[small_float]") {
@@ -145,5 +160,10 @@ TEST_CASE("the dispatched conversions are the best path this CPU supports", "[sm
         CHECK(narrow_floats(type, values, a.data()) ==
               narrow_floats_on(best, type, values, b.data()));
         CHECK(a == b);
+        const ConversionPath widening = best_widening_path(type);
+        CHECK(cpu_supports(widening));
+        std::vector<float> wide(4);
+        widen_halves(type, a.data(), wide);
+        CHECK(widen_from(type, static_cast<std::uint16_t>(a[2] | (a[3] << 8))) == wide[1]);
     }
 }

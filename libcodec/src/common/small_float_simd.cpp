@@ -142,6 +142,18 @@ __attribute__((target("avx2,f16c"))) void widen_f16_f16c(const std::uint8_t* in,
     widen_halves_portable(SmallFloat::f16, in + 2 * i, std::span<float>(out + i, n - i));
 }
 
+// bf16 is the top half of an f32, so widening is exact on every input: zero-extend, shift.
+__attribute__((target("avx2"))) void widen_bf16_avx2(const std::uint8_t* in, float* out,
+                                                     std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i));
+        const __m256i x = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), x);
+    }
+    widen_halves_portable(SmallFloat::bf16, in + 2 * i, std::span<float>(out + i, n - i));
+}
+
 #endif
 
 }  // namespace
@@ -155,6 +167,8 @@ bool cpu_supports(ConversionPath path) {
             return cpu_features().f16c;
         case ConversionPath::avx512_bf16:
             return cpu_features().avx512_bf16;
+        case ConversionPath::avx2:
+            return cpu_features().avx2;
     }
     return false;
 #else
@@ -165,6 +179,12 @@ bool cpu_supports(ConversionPath path) {
 ConversionPath best_conversion_path(SmallFloat type) {
     const ConversionPath fast =
         type == SmallFloat::f16 ? ConversionPath::f16c : ConversionPath::avx512_bf16;
+    return cpu_supports(fast) ? fast : ConversionPath::portable;
+}
+
+ConversionPath best_widening_path(SmallFloat type) {
+    const ConversionPath fast =
+        type == SmallFloat::f16 ? ConversionPath::f16c : ConversionPath::avx2;
     return cpu_supports(fast) ? fast : ConversionPath::portable;
 }
 
@@ -189,6 +209,10 @@ void widen_halves_on(ConversionPath path, SmallFloat type, const std::uint8_t* i
         widen_f16_f16c(in, out.data(), out.size());
         return;
     }
+    if (type == SmallFloat::bf16 && path == ConversionPath::avx2 && cpu_supports(path)) {
+        widen_bf16_avx2(in, out.data(), out.size());
+        return;
+    }
 #endif
     (void)path;
     widen_halves_portable(type, in, out);
@@ -199,7 +223,7 @@ std::size_t narrow_floats(SmallFloat type, std::span<const float> values, std::u
 }
 
 void widen_halves(SmallFloat type, const std::uint8_t* in, std::span<float> out) {
-    widen_halves_on(best_conversion_path(type), type, in, out);
+    widen_halves_on(best_widening_path(type), type, in, out);
 }
 
 }  // namespace gradcodec
