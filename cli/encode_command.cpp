@@ -271,16 +271,15 @@ struct Encoder {
     }
 
     // A direct tensor whose codec encodes in pieces, read piece by piece through the RawPieces
-    // that `open_input` opens on a buffer from `buffers`, encoded into another and written as
-    // one record. False, with nothing read or written, for a codec or an input that cannot.
+    // that `open_input(piece_bytes)` opens, encoded into a buffer from `buffers` and written
+    // as one record. False, with nothing read or written, for a codec or an input that cannot.
     bool encode_in_pieces(const std::string& path, const TensorMeta& meta, unsigned threads,
-                          const std::function<RawPieces(std::span<std::byte>)>& open_input,
+                          const std::function<RawPieces(std::size_t)>& open_input,
                           BufferPool& buffers) {
         return with_codec(path, meta.dtype, threads, [&](const Codec& c) {
             if (!encodes_in_pieces(c, meta)) return false;
             const std::uint64_t piece_elements = kPieceBytes / dtype_size(meta.dtype);
-            PooledBuffer values = buffers.take(kPieceBytes);
-            RawPieces input = open_input(values.bytes());
+            RawPieces input = open_input(kPieceBytes);
             PooledBuffer out;
             const bool encoded = encode_pieces(
                 c, meta, input,
@@ -354,8 +353,8 @@ void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
     ByteBudget(args.max_tensor_bytes)
         .check_tensor(args.input, meta.element_count(), dtype_size(meta.dtype));
     BufferPool buffers;
-    const auto open_pieces = [&](std::span<std::byte> buffer) {
-        return RawPieces(args.input, meta.byte_count(), "the shape", buffer);
+    const auto open_pieces = [&](std::size_t piece_bytes) {
+        return RawPieces(args.input, meta.byte_count(), "the shape", piece_bytes, buffers);
     };
     if (encoder.direct(kRawTensorPath, meta.dtype) &&
         encoder.encode_in_pieces(kRawTensorPath, meta, threads, open_pieces, buffers)) {

@@ -2,14 +2,17 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 #include "gradcodec/error.hpp"
+#include "signal_cleanup.hpp"
 
 namespace gradcodec::cli {
 namespace {
@@ -67,6 +70,7 @@ RawInput::RawInput(const std::string& path, std::uint64_t bytes, const std::stri
             void* p =
                 mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(in.get()), 0);
             if (p != MAP_FAILED) {
+                if (set_mapped_input(printable(path).c_str())) names_mapping_ = true;
                 mapping_ = p;
                 mapped_size_ = bytes;
                 view_ = {static_cast<const std::byte*>(p), bytes};
@@ -83,15 +87,50 @@ RawInput::RawInput(const std::string& path, std::uint64_t bytes, const std::stri
 
 RawInput::~RawInput() {
     if (mapping_ != nullptr) munmap(mapping_, mapped_size_);
+    if (names_mapping_) clear_mapped_input();
 }
 
 RawPieces::RawPieces(const std::string& path, std::uint64_t bytes, const std::string& what,
-                     std::span<std::byte> buffer)
-    : path_(path), what_(what), bytes_(bytes), buffer_(buffer), in_(open_input(path)) {
-    if (buffer.empty() && bytes != 0) fail(ErrorKind::usage, path + ": no buffer to read into");
+                     std::size_t piece_bytes, BufferPool& buffers)
+    : path_(path),
+      what_(what),
+      bytes_(bytes),
+      piece_bytes_(piece_bytes),
+      buffers_(buffers),
+      in_(open_input(path)) {
+    if (piece_bytes == 0) fail(ErrorKind::usage, path + ": pieces of no bytes");
     regular_ = is_regular(in_.get(), path, what, bytes);
+    // Pieces start at multiples of piece_bytes, which a mapping's offset must be of the page.
+    mappable_ = regular_ && piece_bytes % static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) == 0 &&
+                set_mapped_input(printable(path).c_str());
+    names_mapping_ = mappable_;
     // next() checks a pipe's end after its last piece; an empty tensor has none.
     if (!regular_ && bytes == 0) expect_end(in_.get(), path, what, bytes);
+}
+
+RawPieces::~RawPieces() {
+    unmap();
+    if (names_mapping_) clear_mapped_input();
+}
+
+RawPieces::RawPieces(RawPieces&& other) noexcept
+    : path_(std::move(other.path_)),
+      what_(std::move(other.what_)),
+      bytes_(other.bytes_),
+      done_(other.done_),
+      piece_bytes_(other.piece_bytes_),
+      buffers_(other.buffers_),
+      buffer_(std::move(other.buffer_)),
+      in_(std::move(other.in_)),
+      regular_(other.regular_),
+      mappable_(other.mappable_),
+      names_mapping_(std::exchange(other.names_mapping_, false)),
+      mapping_(std::exchange(other.mapping_, nullptr)),
+      mapped_size_(other.mapped_size_) {}
+
+void RawPieces::unmap() {
+    if (mapping_ != nullptr) munmap(mapping_, mapped_size_);
+    mapping_ = nullptr;
 }
 
 void RawPieces::rewind() {
@@ -103,11 +142,37 @@ void RawPieces::rewind() {
 
 std::span<const std::byte> RawPieces::next() {
     const auto size =
-        static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size(), bytes_ - done_));
-    const std::span<std::byte> piece = buffer_.first(size);
-    read_exactly(in_.get(), path_, what_, bytes_, done_, piece);
+        static_cast<std::size_t>(std::min<std::uint64_t>(piece_bytes_, bytes_ - done_));
+    const std::span<const std::byte> piece = mappable_ ? map_next(size) : read_next(size);
     done_ += size;
-    if (size != 0 && done()) expect_end(in_.get(), path_, what_, bytes_);
+    if (!mappable_ && size != 0 && done()) expect_end(in_.get(), path_, what_, bytes_);
+    return piece;
+}
+
+// Mapping a piece costs its page-table entries, where reading it costs a copy of every byte:
+// on the measuring machine (README, "Raw input mapped a piece at a time") the codecs that read
+// a file twice, rangeq and top-k, took 10-17% less CPU. One piece at a time keeps the pages
+// the process maps as few as a buffer's.
+std::span<const std::byte> RawPieces::map_next(std::size_t size) {
+    unmap();
+    if (size == 0) return {};
+    void* p =
+        mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fileno(in_.get()), static_cast<off_t>(done_));
+    if (p == MAP_FAILED) {  // some file systems cannot map: read from here on
+        mappable_ = false;
+        if (fseeko(in_.get(), static_cast<off_t>(done_), SEEK_SET) != 0)
+            fail(ErrorKind::io, path_ + ": cannot seek: " + std::strerror(errno));
+        return read_next(size);
+    }
+    mapping_ = p;
+    mapped_size_ = size;
+    return {static_cast<const std::byte*>(p), size};
+}
+
+std::span<const std::byte> RawPieces::read_next(std::size_t size) {
+    if (buffer_.bytes().size() < size) buffer_ = buffers_.take(piece_bytes_);
+    const std::span<std::byte> piece = buffer_.bytes().first(size);
+    read_exactly(in_.get(), path_, what_, bytes_, done_, piece);
     return piece;
 }
 

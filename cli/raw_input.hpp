@@ -27,19 +27,28 @@ class RawInput {
   private:
     void* mapping_ = nullptr;
     std::size_t mapped_size_ = 0;
+    bool names_mapping_ = false;  // for the SIGBUS handler (signal_cleanup.hpp)
     PooledBuffer buffer_;
     std::span<const std::byte> view_;
 };
 
-// The same bytes in order, each piece read into the caller's `buffer`, for a codec that
-// encodes piece by piece: the tensor is never held whole and every piece lands in memory
-// that is already mapped. A regular file's size is checked when it is opened; a pipe's when
-// it ends. Errors as RawInput's.
+// The same bytes in order, a piece at a time, for a codec that encodes piece by piece: the
+// tensor is never held whole. A regular file is mapped one piece at a time, so the codec
+// reads the page cache itself instead of a copy of it; a pipe, or a file that cannot be
+// mapped, is read into one buffer from `buffers`, reused for every piece. A regular file's
+// size is checked when it is opened; a pipe's when it ends. Errors as RawInput's.
 class RawPieces {
   public:
     RawPieces(const std::string& path, std::uint64_t bytes, const std::string& what,
-              std::span<std::byte> buffer);
-    // The next piece: the buffer's size, or what is left before the end.
+              std::size_t piece_bytes, BufferPool& buffers);
+    ~RawPieces();
+    RawPieces(RawPieces&& other) noexcept;
+    RawPieces(const RawPieces&) = delete;
+    RawPieces& operator=(const RawPieces&) = delete;
+    RawPieces& operator=(RawPieces&&) = delete;
+
+    // The next piece: piece_bytes, or what is left before the end. It stays valid until the
+    // next call.
     std::span<const std::byte> next();
     bool done() const { return done_ == bytes_; }
     // Whether rewind() can start the bytes again: a regular file's can, a pipe's cannot.
@@ -48,13 +57,23 @@ class RawPieces {
     void rewind();
 
   private:
+    std::span<const std::byte> map_next(std::size_t size);
+    std::span<const std::byte> read_next(std::size_t size);
+    void unmap();
+
     std::string path_;
     std::string what_;
     std::uint64_t bytes_;
     std::uint64_t done_ = 0;
-    std::span<std::byte> buffer_;
+    std::size_t piece_bytes_;
+    BufferPool& buffers_;
+    PooledBuffer buffer_;  // taken on the first read, for input that is not mapped
     FilePtr in_;
     bool regular_ = false;
+    bool mappable_ = false;
+    bool names_mapping_ = false;  // for the SIGBUS handler (signal_cleanup.hpp)
+    void* mapping_ = nullptr;     // the piece last handed out, where the input is mapped
+    std::size_t mapped_size_ = 0;
 };
 
 }  // namespace gradcodec::cli

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "exit_codes.hpp"
+
 namespace gradcodec::cli {
 namespace {
 
@@ -13,12 +15,45 @@ namespace {
 // exists and cleared after it is gone, so no signal can see a name half written.
 char g_pending_temp[4096];
 volatile sig_atomic_t g_has_pending = 0;
+char g_mapped_input[4096];
+volatile sig_atomic_t g_has_mapped = 0;
 
 void cleanup_and_die(int sig) {
     if (g_has_pending) unlink(g_pending_temp);
     // SA_RESETHAND restored the default action: re-raising ends the process with this
     // signal's status (a crash returns to the faulting instruction and faults again).
     raise(sig);
+}
+
+void write_text(const char* text) {
+    for (std::size_t left = std::strlen(text); left > 0;) {
+        const ssize_t n = write(STDERR_FILENO, text, left);
+        if (n <= 0) return;
+        text += n;
+        left -= static_cast<std::size_t>(n);
+    }
+}
+
+// Any other SIGBUS is a crash, handled as one.
+void mapped_input_shrank(int sig) {
+    if (!g_has_mapped) {
+        cleanup_and_die(sig);  // the signal is delivered again once this handler returns
+        return;
+    }
+    if (g_has_pending) unlink(g_pending_temp);
+    write_text("gradcodec: ");
+    write_text(g_mapped_input);
+    write_text(": the file shrank while it was being read; nothing was written\n");
+    _exit(kExitIo);
+}
+
+bool remember(const char* text, char (&buffer)[4096], volatile sig_atomic_t& has) {
+    const std::size_t n = std::strlen(text);
+    has = 0;
+    if (n >= sizeof buffer) return false;
+    std::memcpy(buffer, text, n + 1);
+    has = 1;
+    return true;
 }
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -34,11 +69,11 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
-void handle(int sig) {
+void handle(int sig, void (*handler)(int) = cleanup_and_die) {
     struct sigaction old {};
     if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) return;
     struct sigaction action {};
-    action.sa_handler = cleanup_and_die;
+    action.sa_handler = handler;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESETHAND | SA_ONSTACK;
     sigaction(sig, &action, nullptr);
@@ -64,22 +99,26 @@ void install_signal_cleanup() {
     // Sanitizers report crashes from their own handlers; ours would hide their report.
     if (!kSanitized) {
         install_alternate_stack();
-        for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) handle(sig);
+        for (int sig : {SIGSEGV, SIGABRT, SIGILL, SIGFPE}) handle(sig);
+        handle(SIGBUS, mapped_input_shrank);
     }
     signal(SIGXFSZ, SIG_IGN);
 }
 
 bool set_pending_temp(const char* path) {
-    const std::size_t n = std::strlen(path);
-    if (n >= sizeof g_pending_temp) return false;
-    g_has_pending = 0;
-    std::memcpy(g_pending_temp, path, n + 1);
-    g_has_pending = 1;
-    return true;
+    return remember(path, g_pending_temp, g_has_pending);
 }
 
 void clear_pending_temp() {
     g_has_pending = 0;
+}
+
+bool set_mapped_input(const char* path) {
+    return remember(path, g_mapped_input, g_has_mapped);
+}
+
+void clear_mapped_input() {
+    g_has_mapped = 0;
 }
 
 }  // namespace gradcodec::cli

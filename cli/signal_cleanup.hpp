@@ -13,4 +13,11 @@ void install_signal_cleanup();
 bool set_pending_temp(const char* path);
 void clear_pending_temp();
 
+// Names the input file mapped into memory now, or none. A file that shrinks under its mapping
+// raises SIGBUS at the next read past its new end; the handler then removes the temporary,
+// says which file changed, and exits with 4 (I/O failure), as a failed read() would. The name
+// is already printable (at most 4095 bytes; false when longer, and no name is kept).
+bool set_mapped_input(const char* path);
+void clear_mapped_input();
+
 }  // namespace gradcodec::cli
