@@ -43,7 +43,7 @@ void mapped_input_shrank(int sig) {
     if (g_has_pending) unlink(g_pending_temp);
     write_text("gradcodec: ");
     write_text(g_mapped_input);
-    write_text(": the file shrank while it was being read; nothing was written\n");
+    write_text(": the file shrank while it was being read\n");
     _exit(kExitIo);
 }
 
