@@ -1,6 +1,7 @@
 #include "direct_input.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -10,7 +11,9 @@
 #include <cstring>
 #include <utility>
 
+#include "cli_support.hpp"
 #include "hdf5_types.hpp"
+#include "signal_cleanup.hpp"
 
 namespace gradcodec::cli {
 namespace {
@@ -62,10 +65,27 @@ DirectInput::DirectInput(hid_t file, const std::string& name) : name_(name) {
     // HDF5's addresses count from the end of the user block; H5Dget_offset's do not.
     end_ = std::min(static_cast<std::uint64_t>(st.st_size), std::uint64_t{userblock} + eoa);
     fd_ = fd;
+    map_file();
 }
 
 DirectInput::~DirectInput() {
+    if (mapping_ != nullptr) {
+        munmap(mapping_, end_);
+        clear_mapped_input();
+    }
     if (fd_ >= 0) close(fd_);
+}
+
+// A file that shrinks under the mapping raises SIGBUS, which the handler reports for the file
+// it is told of; without a name to give it (a path too long), the file is read instead.
+void DirectInput::map_file() {
+    if (end_ == 0 || !set_mapped_input(printable(name_).c_str())) return;
+    void* p = mmap(nullptr, end_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (p == MAP_FAILED) {
+        clear_mapped_input();
+        return;
+    }
+    mapping_ = static_cast<std::byte*>(p);
 }
 
 std::optional<FileExtent> DirectInput::extent_of(const DumpDataset& dataset) const {
@@ -95,6 +115,23 @@ void DirectInput::prefetch(FileExtent extent) const {
     }
     posix_fadvise(fd_, static_cast<off_t>(extent.offset), static_cast<off_t>(extent.size),
                   POSIX_FADV_WILLNEED);
+}
+
+std::span<const std::byte> DirectInput::values(FileExtent extent, PooledBuffer& into,
+                                               BufferPool& buffers,
+                                               const std::string& where) const {
+    if (mapping_ != nullptr) return {mapping_ + extent.offset, extent.size};
+    into = buffers.take(extent.size);
+    read(extent, into.bytes(), where);
+    return into.bytes();
+}
+
+void DirectInput::release(FileExtent extent) const {
+    if (mapping_ == nullptr) return;
+    const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    const std::uint64_t first = (extent.offset + page - 1) / page * page;
+    const std::uint64_t end = (extent.offset + extent.size) / page * page;
+    if (end > first) madvise(mapping_ + first, end - first, MADV_DONTNEED);
 }
 
 void DirectInput::read(FileExtent extent, std::span<std::byte> out,

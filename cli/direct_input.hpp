@@ -1,19 +1,26 @@
 #pragma once
 // Reading an HDF5 dump's values on many threads. The values of a typical gradient dataset lie
 // in the file as one contiguous run of little-endian bytes, exactly what H5Dread would return.
-// Those are read with pread by the thread that encodes them, instead of by H5Dread on the one
-// thread that may call HDF5 (the library is not thread-safe), which made reading a serial
-// bottleneck at every thread count. (Mapping them instead of reading was measured slower: the
-// page cache is mapped in 4 KiB pages, and the codecs' scans over them cost more than the copy
-// into a buffer on 2 MiB pages saves.) Every other dataset is read with H5Dread as before:
-// chunked, filtered, compact or external storage, another byte order or a type that needs
-// converting, storage never written (fill values), and a dump read from standard input.
+// Those are read by the thread that encodes them, instead of by H5Dread on the one thread that
+// may call HDF5 (the library is not thread-safe), which made reading a serial bottleneck at
+// every thread count. Every other dataset is read with H5Dread as before: chunked, filtered,
+// compact or external storage, another byte order or a type that needs converting, storage
+// never written (fill values), and a dump read from standard input.
+//
+// The file is mapped once, whole, and a tensor's values are read where they lie in the page
+// cache, without a copy; once encoded, its pages are dropped from the mapping again, so the
+// process maps little more of the file than the tensors in flight. One mapping for the whole
+// encode: mapping and unmapping each tensor instead was slower on two threads (README, "Dump
+// values read from one mapping"). A tensor that one thread casts piece by piece is still read
+// with pread into a small buffer (ExtentPieces), which the mapping did not beat. Where the file
+// cannot be mapped, values are read with pread.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 
+#include "buffer_pool.hpp"
 #include "hdf5_dump.hpp"
 #include "hdf5_handle.hpp"
 
@@ -49,10 +56,21 @@ class DirectInput {
     // naming `where` when the read fails, Error(bad_input) when the file has shrunk meanwhile.
     void read(FileExtent extent, std::span<std::byte> out, const std::string& where) const;
 
+    // An extent's values, any thread: where they lie in the mapped file, or read into `into`
+    // (a buffer from `buffers`) where the file is not mapped. Valid until release(extent).
+    std::span<const std::byte> values(FileExtent extent, PooledBuffer& into, BufferPool& buffers,
+                                      const std::string& where) const;
+    // Drops the extent's pages from the mapping (those it does not share with another
+    // extent); the page cache keeps them. Nothing to do where the file is not mapped.
+    void release(FileExtent extent) const;
+
   private:
+    void map_file();
+
     std::string name_;
     int fd_ = -1;            // our own descriptor of the file HDF5 opened; -1: no direct reads
     std::uint64_t end_ = 0;  // bytes of the file that hold data: its size, and HDF5's end
+    std::byte* mapping_ = nullptr;  // the file's first end_ bytes, where it could be mapped
 };
 
 // An extent's bytes in order, each piece read into the caller's `buffer` by the thread that

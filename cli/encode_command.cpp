@@ -416,22 +416,22 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
                                  *job->extent, buffers);
                              if (job->in_place) return;
                          }
+                         std::span<const std::byte> values = job->data.bytes();
                          if (job->extent) {
-                             job->data = buffers.take(job->extent->size);
-                             direct.read(*job->extent, job->data.bytes(),
-                                         args.input + ": " + job->path);
+                             values = direct.values(*job->extent, job->data, buffers,
+                                                    args.input + ": " + job->path);
                          }
                          if (encoder.direct(job->path, job->dtype)) {
-                             job->in_place = encoder.encode_in_place(
-                                 job->path, job->dtype, job->shape, job->attributes,
-                                 job->data.bytes(), job_threads, buffers);
+                             job->in_place = encoder.encode_in_place(job->path, job->dtype,
+                                                                     job->shape, job->attributes,
+                                                                     values, job_threads, buffers);
                          } else {
-                             job->encoded =
-                                 encoder.encode(job->path, job->dtype, job->shape, job->attributes,
-                                                job->data.bytes(), job_threads);
+                             job->encoded = encoder.encode(job->path, job->dtype, job->shape,
+                                                           job->attributes, values, job_threads);
                          }
                          // The values are not needed for writing: the next tensor may reuse
                          // them.
+                         if (job->extent) direct.release(*job->extent);
                          buffers.give_back(std::move(job->data));
                      },
                      [&encoder, &buffers, job] {
