@@ -150,7 +150,7 @@ std::span<const std::byte> RawPieces::next() {
 }
 
 // Mapping a piece costs its page-table entries, where reading it costs a copy of every byte:
-// on the measuring machine (README, "Checksums, decode and mapped raw input") a raw encode took
+// on the measuring machine (README, "Checksums, decode and mapped input") a raw encode took
 // 4-13% less CPU with cast and rangeq, and top-k 16-20% less in two rounds of three. One piece
 // at a time keeps the pages the process maps as few as a buffer's.
 std::span<const std::byte> RawPieces::map_next(std::size_t size) {

@@ -4,7 +4,7 @@
 // hash runs over every byte a dump holds. xxHash's library as Debian builds it hashes with
 // SSE2 only, and its own run-time dispatch is not in the static archive the CLI links; on
 // AVX2 the same hash runs 1.5 times as fast from memory and 2.9 times from cache (README,
-// "Checksums, decode and mapped raw input").
+// "Checksums, decode and mapped input").
 #include <cstdint>
 #include <span>
 
