@@ -119,6 +119,18 @@ std::vector<std::uint8_t> nonfinite_pieces_match_whole(
     return whole;
 }
 
+// A stream of group /step_1 and `record` with `payload`, written in one call: what writing the
+// payload in pieces must reproduce.
+std::vector<std::uint8_t> step_with_record_written_whole(const TensorRecord& record,
+                                                         std::span<const std::uint8_t> payload) {
+    VectorSink whole;
+    StreamWriter writer(whole);
+    writer.write(GroupRecord{"/step_1", {}});
+    writer.write(record, payload);
+    writer.finish();
+    return whole.bytes;
+}
+
 }  // namespace
 
 TEST_CASE("cast encoded in pieces of any length gives the bytes of the whole encode", "[pieces]") {
@@ -291,13 +303,7 @@ TEST_CASE("a record whose payload is written in pieces has the bytes of one writ
     const std::vector<std::uint8_t> payload = codec.encode(meta, as_bytes_of(values));
     const TensorRecord record{"/step_1/fc.weight", DType::f32,   {100, 100}, {},
                               codec.id(),          codec.spec(), {}};
-    VectorSink whole;
-    {
-        StreamWriter writer(whole);
-        writer.write(GroupRecord{"/step_1", {}});
-        writer.write(record, payload);
-        writer.finish();
-    }
+    const std::vector<std::uint8_t> whole = step_with_record_written_whole(record, payload);
     VectorSink pieces;
     {
         StreamWriter writer(pieces);
@@ -311,7 +317,7 @@ TEST_CASE("a record whose payload is written in pieces has the bytes of one writ
         writer.finish();
         CHECK(writer.records_written() == 2);
     }
-    CHECK(pieces.bytes == whole.bytes);
+    CHECK(pieces.bytes == whole);
     CHECK(gctest::read_all(pieces.bytes).size() == 2);
 }
 
@@ -348,13 +354,7 @@ TEST_CASE(
         "scale", AttrKind::numeric, DType::f64, 0, 0, 0, {}, std::vector<std::uint8_t>(8, 0x3f)};
     const TensorRecord record{"/step_1/fc.weight", DType::f32,   {100, 100}, {scale},
                               codec.id(),          codec.spec(), {}};
-    VectorSink whole;
-    {
-        StreamWriter writer(whole);
-        writer.write(GroupRecord{"/step_1", {}});
-        writer.write(record, payload);
-        writer.finish();
-    }
+    const std::vector<std::uint8_t> whole = step_with_record_written_whole(record, payload);
     const std::span<const std::uint8_t> all(payload);
     std::optional<PreparedRecord> prepared;
     std::thread([&] {
@@ -373,7 +373,7 @@ TEST_CASE(
         writer.finish();
         CHECK(writer.records_written() == 2);
     }
-    CHECK(sink.bytes == whole.bytes);
+    CHECK(sink.bytes == whole);
     const auto records = gctest::read_all(sink.bytes);
     REQUIRE(records.size() == 2);
     CHECK(std::get<TensorRecord>(records[1]).payload == payload);
