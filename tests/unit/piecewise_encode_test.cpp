@@ -400,8 +400,11 @@ TEST_CASE(
     hashed.add_payload(all);
     CHECK_THROWS_AS(writer.write(std::move(hashed), all.first(8)), Error);  // a different size
     CHECK(sink.bytes.size() == header_bytes);
-    writer.write(std::move(hashed), all);
-    CHECK_THROWS_AS(writer.write(std::move(hashed), all), Error);  // written once only
+    // A refused write leaves the record with its caller, whole: it may be written again.
+    writer.write(std::move(hashed), all);  // NOLINT(bugprone-use-after-move)
+    // Written once only: a record the writer took is spent, and the writer says so.
+    CHECK_THROWS_AS(writer.write(std::move(hashed), all),  // NOLINT(bugprone-use-after-move)
+                    Error);
 
     TensorRecord with_payload = record;
     with_payload.payload = payload;
@@ -413,7 +416,7 @@ TEST_CASE(
     writer.begin(record, payload.size());
     CHECK_THROWS_AS(writer.write(std::move(waiting), all), Error);
     writer.add_payload(all);
-    writer.write(std::move(waiting), all);
+    writer.write(std::move(waiting), all);  // NOLINT(bugprone-use-after-move): it was refused
     writer.finish();
     const auto records = gctest::read_all(sink.bytes);
     REQUIRE(records.size() == 3);
