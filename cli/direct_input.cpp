@@ -11,9 +11,7 @@
 #include <cstring>
 #include <utility>
 
-#include "cli_support.hpp"
 #include "hdf5_types.hpp"
-#include "signal_cleanup.hpp"
 
 namespace gradcodec::cli {
 namespace {
@@ -69,20 +67,17 @@ DirectInput::DirectInput(hid_t file, const std::string& name) : name_(name) {
 }
 
 DirectInput::~DirectInput() {
-    if (mapping_ != nullptr) {
-        munmap(mapping_, end_);
-        clear_mapped_input();
-    }
+    if (mapping_ != nullptr) munmap(mapping_, end_);
     if (fd_ >= 0) close(fd_);
 }
 
 // A file that shrinks under the mapping raises SIGBUS, which the handler reports for the file
 // it is told of; without a name to give it (a path too long), the file is read instead.
 void DirectInput::map_file() {
-    if (end_ == 0 || !set_mapped_input(printable(name_).c_str())) return;
+    if (end_ == 0 || !mapped_name_.emplace(name_).named()) return;
     void* p = mmap(nullptr, end_, PROT_READ, MAP_PRIVATE, fd_, 0);
     if (p == MAP_FAILED) {
-        clear_mapped_input();
+        mapped_name_.reset();
         return;
     }
     mapping_ = static_cast<std::byte*>(p);

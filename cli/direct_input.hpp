@@ -23,6 +23,7 @@
 #include "buffer_pool.hpp"
 #include "hdf5_dump.hpp"
 #include "hdf5_handle.hpp"
+#include "signal_cleanup.hpp"
 
 namespace gradcodec::cli {
 
@@ -70,6 +71,7 @@ class DirectInput {
     std::string name_;
     int fd_ = -1;            // our own descriptor of the file HDF5 opened; -1: no direct reads
     std::uint64_t end_ = 0;  // bytes of the file that hold data: its size, and HDF5's end
+    std::optional<MappedInputName> mapped_name_;  // for the SIGBUS handler, while mapped
     std::byte* mapping_ = nullptr;  // the file's first end_ bytes, where it could be mapped
 };
 

@@ -70,7 +70,7 @@ RawInput::RawInput(const std::string& path, std::uint64_t bytes, const std::stri
             void* p =
                 mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(in.get()), 0);
             if (p != MAP_FAILED) {
-                if (set_mapped_input(printable(path).c_str())) names_mapping_ = true;
+                mapped_name_.emplace(path);
                 mapping_ = p;
                 mapped_size_ = bytes;
                 view_ = {static_cast<const std::byte*>(p), bytes};
@@ -87,7 +87,6 @@ RawInput::RawInput(const std::string& path, std::uint64_t bytes, const std::stri
 
 RawInput::~RawInput() {
     if (mapping_ != nullptr) munmap(mapping_, mapped_size_);
-    if (names_mapping_) clear_mapped_input();
 }
 
 RawPieces::RawPieces(const std::string& path, std::uint64_t bytes, const std::string& what,
@@ -101,16 +100,14 @@ RawPieces::RawPieces(const std::string& path, std::uint64_t bytes, const std::st
     if (piece_bytes == 0) fail(ErrorKind::usage, path + ": pieces of no bytes");
     regular_ = is_regular(in_.get(), path, what, bytes);
     // Pieces start at multiples of piece_bytes, which a mapping's offset must be of the page.
-    mappable_ = regular_ && piece_bytes % static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) == 0 &&
-                set_mapped_input(printable(path).c_str());
-    names_mapping_ = mappable_;
+    if (regular_ && piece_bytes % static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) == 0)
+        mapped_name_.emplace(path);
     // next() checks a pipe's end after its last piece; an empty tensor has none.
     if (!regular_ && bytes == 0) expect_end(in_.get(), path, what, bytes);
 }
 
 RawPieces::~RawPieces() {
     unmap();
-    if (names_mapping_) clear_mapped_input();
 }
 
 RawPieces::RawPieces(RawPieces&& other) noexcept
@@ -123,8 +120,7 @@ RawPieces::RawPieces(RawPieces&& other) noexcept
       buffer_(std::move(other.buffer_)),
       in_(std::move(other.in_)),
       regular_(other.regular_),
-      mappable_(other.mappable_),
-      names_mapping_(std::exchange(other.names_mapping_, false)),
+      mapped_name_(std::move(other.mapped_name_)),
       mapping_(std::exchange(other.mapping_, nullptr)),
       mapped_size_(other.mapped_size_) {}
 
@@ -143,9 +139,9 @@ void RawPieces::rewind() {
 std::span<const std::byte> RawPieces::next() {
     const auto size =
         static_cast<std::size_t>(std::min<std::uint64_t>(piece_bytes_, bytes_ - done_));
-    const std::span<const std::byte> piece = mappable_ ? map_next(size) : read_next(size);
+    const std::span<const std::byte> piece = mapped() ? map_next(size) : read_next(size);
     done_ += size;
-    if (!mappable_ && size != 0 && done()) expect_end(in_.get(), path_, what_, bytes_);
+    if (!mapped() && size != 0 && done()) expect_end(in_.get(), path_, what_, bytes_);
     return piece;
 }
 
@@ -160,7 +156,7 @@ std::span<const std::byte> RawPieces::map_next(std::size_t size) {
     void* p =
         mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fileno(in_.get()), static_cast<off_t>(done_));
     if (p == MAP_FAILED) {  // some file systems cannot map: read from here on
-        mappable_ = false;
+        mapped_name_.reset();
         if (fseeko(in_.get(), static_cast<off_t>(done_), SEEK_SET) != 0)
             fail(ErrorKind::io, path_ + ": cannot seek: " + std::strerror(errno));
         return read_next(size);

@@ -3,11 +3,13 @@
 // (RawInput) or a piece at a time into one reused buffer (RawPieces).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "buffer_pool.hpp"
 #include "cli_support.hpp"
+#include "signal_cleanup.hpp"
 
 namespace gradcodec::cli {
 
@@ -25,9 +27,9 @@ class RawInput {
     std::span<const std::byte> bytes() const { return view_; }
 
   private:
+    std::optional<MappedInputName> mapped_name_;  // for the SIGBUS handler
     void* mapping_ = nullptr;
     std::size_t mapped_size_ = 0;
-    bool names_mapping_ = false;  // for the SIGBUS handler (signal_cleanup.hpp)
     PooledBuffer buffer_;
     std::span<const std::byte> view_;
 };
@@ -57,6 +59,7 @@ class RawPieces {
     void rewind();
 
   private:
+    bool mapped() const { return mapped_name_ && mapped_name_->named(); }
     std::span<const std::byte> map_next(std::size_t size);
     std::span<const std::byte> read_next(std::size_t size);
     void unmap();
@@ -70,9 +73,9 @@ class RawPieces {
     PooledBuffer buffer_;  // taken on the first read, for input that is not mapped
     FilePtr in_;
     bool regular_ = false;
-    bool mappable_ = false;
-    bool names_mapping_ = false;  // for the SIGBUS handler (signal_cleanup.hpp)
-    void* mapping_ = nullptr;     // the piece last handed out, where the input is mapped
+    // Engaged and named while the file is read by mapping its pieces (mapped()).
+    std::optional<MappedInputName> mapped_name_;
+    void* mapping_ = nullptr;  // the piece last handed out, where the input is mapped
     std::size_t mapped_size_ = 0;
 };
 

@@ -5,7 +5,9 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <utility>
 
+#include "cli_support.hpp"
 #include "exit_codes.hpp"
 
 namespace gradcodec::cli {
@@ -113,12 +115,14 @@ void clear_pending_temp() {
     g_has_pending = 0;
 }
 
-bool set_mapped_input(const char* path) {
-    return remember(path, g_mapped_input, g_has_mapped);
+MappedInputName::MappedInputName(const std::string& path)
+    : named_(remember(printable(path).c_str(), g_mapped_input, g_has_mapped)) {}
+
+MappedInputName::~MappedInputName() {
+    if (named_) g_has_mapped = 0;
 }
 
-void clear_mapped_input() {
-    g_has_mapped = 0;
-}
+MappedInputName::MappedInputName(MappedInputName&& other) noexcept
+    : named_(std::exchange(other.named_, false)) {}
 
 }  // namespace gradcodec::cli

@@ -1,6 +1,9 @@
 #pragma once
 // The one named temporary file that exists at a time, removed by every terminating signal and
-// crash the process can catch. Only SIGKILL (and a power cut) can leave it behind.
+// crash the process can catch. Only SIGKILL (and a power cut) can leave it behind. And the
+// input mapped into memory, named when it shrinks under its mapping.
+#include <string>
+
 namespace gradcodec::cli {
 
 // Installs the cleanup for every signal whose default action ends the process (a signal
@@ -13,11 +16,24 @@ void install_signal_cleanup();
 bool set_pending_temp(const char* path);
 void clear_pending_temp();
 
-// Names the input file mapped into memory now, or none. A file that shrinks under its mapping
-// raises SIGBUS at the next read past its new end; the handler then removes the temporary,
-// says which file changed, and exits with 4 (I/O failure), as a failed read() would. The name
-// is already printable (at most 4095 bytes; false when longer, and no name is kept).
-bool set_mapped_input(const char* path);
-void clear_mapped_input();
+// While it lives, names the input file mapped into memory. A file that shrinks under its
+// mapping raises SIGBUS at the next read past its new end; the handler then removes the
+// temporary, says which file changed, and exits with 4 (I/O failure), as a failed read() would.
+// One input is named at a time. named() is false for a name too long to keep (over 4095 bytes
+// once printable): such a file must be read, not mapped.
+class MappedInputName {
+  public:
+    explicit MappedInputName(const std::string& path);
+    ~MappedInputName();
+    MappedInputName(MappedInputName&& other) noexcept;
+    MappedInputName(const MappedInputName&) = delete;
+    MappedInputName& operator=(const MappedInputName&) = delete;
+    MappedInputName& operator=(MappedInputName&&) = delete;
+
+    bool named() const { return named_; }
+
+  private:
+    bool named_;
+};
 
 }  // namespace gradcodec::cli
