@@ -72,7 +72,7 @@ expect_exit 0 "--skip-unsupported turns it into a warning" -- "$GC" encode refs.
 expect_stderr "warning: refs.h5: /regions: unsupported datatype"
 expect_exit 0 "and carries the rest" -- "$GC" decode refs.gcs -o refs_out.h5
 expect_exit 0 "floats and strings intact" -- bash -c "h5diff refs.h5 refs_out.h5 /weights /weights && h5diff refs.h5 refs_out.h5 /names /names"
-if h5ls refs_out.h5 | grep -q refs; then fail "the reference dataset was carried"; else pass "the reference datasets are left out"; fi
+if grep -q refs <<<"$(h5ls refs_out.h5)"; then fail "the reference dataset was carried"; else pass "the reference datasets are left out"; fi
 
 # Caps: variable-length data over the per-tensor cap is refused at encode too.
 "$PY" -c "

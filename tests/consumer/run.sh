@@ -15,7 +15,8 @@ test -f "$prefix/lib/cmake/gradcodec/gradcodecConfig.cmake"
 test -f "$prefix/lib/pkgconfig/gradcodec.pc"
 ls "$prefix"/lib/libgradcodec.so.* >/dev/null
 # Only the API is exported: no internal symbol of the library's stages.
-if nm -D --defined-only "$prefix"/lib/libgradcodec.so | grep -q 'write_sparse_payload\|ByteWriter'; then
+exported="$(nm -D --defined-only "$prefix"/lib/libgradcodec.so)"
+if grep -q 'write_sparse_payload\|ByteWriter' <<<"$exported"; then
     echo "libgradcodec.so exports internal symbols" >&2
     exit 1
 fi
@@ -24,8 +25,15 @@ cmake -S "$here" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TY
 cmake --build "$work/cmake" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/consumer"
 "$work/cmake/consumer_static"
-# The shared consumer must load gradcodec from the prefix, not from the build tree.
-LD_LIBRARY_PATH="$prefix/lib" ldd "$work/cmake/consumer" | grep -q "$prefix/lib/libgradcodec.so"
+# The shared consumer must load gradcodec from the prefix, not from the build tree. ldd's
+# output is captured first: under pipefail, `ldd | grep -q` fails whenever grep's early exit
+# cuts ldd off with SIGPIPE, however the match came out.
+loaded="$(LD_LIBRARY_PATH="$prefix/lib" ldd "$work/cmake/consumer")"
+if ! grep -q "$prefix/lib/libgradcodec.so" <<<"$loaded"; then
+    echo "consumer loads gradcodec from elsewhere than $prefix/lib:" >&2
+    echo "$loaded" >&2
+    exit 1
+fi
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # shellcheck disable=SC2046
