@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "common/parallel.hpp"
@@ -329,6 +332,34 @@ TEST_CASE("the quantizer's vector paths write the portable path's codes on every
                 check_vector_path_matches_portable<std::uint16_t>(path, bits, rng);
             for (int bits = 2; bits <= 16; bits += 3)
                 check_vector_path_matches_portable<std::uint32_t>(path, bits, rng);
+        }
+    }
+}
+
+TEST_CASE("a magnitude survey counts every value in its bin, at any length and alignment",
+          "[rangeq]") {
+    std::mt19937 rng(23);
+    std::vector<float> values = log_spread_values(9000, rng);
+    values[7] = std::numeric_limits<float>::quiet_NaN();
+    values[4099] = -std::numeric_limits<float>::denorm_min();
+    values[4100] = -0.0f;
+    values[8191] = std::numeric_limits<float>::max();
+    // Lengths around the four-value steps and the blocks of the scan, from an odd start too.
+    for (const std::size_t first : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+        for (const std::size_t size :
+             {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{5},
+              std::size_t{4095}, std::size_t{4097}, std::size_t{8190}, std::size_t{8996}}) {
+            const std::span<const float> part(values.data() + first, size);
+            std::array<std::uint64_t, kMagnitudeBins> expected{};
+            std::uint32_t max_bits = 0;
+            for (const float v : part) {
+                const std::uint32_t magnitude = std::bit_cast<std::uint32_t>(v) & 0x7FFFFFFFu;
+                ++expected[magnitude >> kMagnitudeBinShift];
+                max_bits = std::max(max_bits, magnitude);
+            }
+            const MagnitudeSurvey survey = survey_magnitudes(part, true);
+            CHECK(survey.counts == expected);
+            CHECK(survey.max_bits == max_bits);
         }
     }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "common/magnitude_max.hpp"
 #include "common/parallel.hpp"
@@ -16,12 +17,27 @@ constexpr std::size_t kBlock = 4096;
 // Values per piece of work for the max alone, as the codecs split their other passes.
 constexpr std::size_t kMaxPiece = 64 * 1024;
 
+// The bins of the two floats in a 64-bit word, whichever the byte order: both get counted.
+constexpr std::uint64_t kBinMask = kMagnitudeBins - 1;
+std::uint64_t low_bin(std::uint64_t pair) {
+    return (pair >> kMagnitudeBinShift) & kBinMask;
+}
+std::uint64_t high_bin(std::uint64_t pair) {
+    return (pair >> (32 + kMagnitudeBinShift)) & kBinMask;
+}
+
 // Four interleaved sub-histograms: gradients crowd into few bins, and one table would make
-// every increment wait on the previous one to the same counter.
+// every increment wait on the previous one to the same counter. Values are loaded two at a
+// time: the loop is bound by its loads and stores, and this saves one load in three.
 void add_histogram_serial(std::span<const float> values, MagnitudeSurvey& survey) {
     std::array<std::array<std::uint32_t, kMagnitudeBins>, 4> parts{};
     auto bin = [](float x) {
         return (std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu) >> kMagnitudeBinShift;
+    };
+    auto pair_at = [](const float* v) {
+        std::uint64_t pair = 0;
+        std::memcpy(&pair, v, sizeof pair);
+        return pair;
     };
     // uint32 counters cannot overflow within a flush interval of 2^31 values per part.
     constexpr std::size_t kFlush = std::size_t{1} << 31;
@@ -34,10 +50,12 @@ void add_histogram_serial(std::span<const float> values, MagnitudeSurvey& survey
             const float* v = block.data();
             std::size_t i = 0;
             for (; i + 4 <= block.size(); i += 4) {
-                ++parts[0][bin(v[i])];
-                ++parts[1][bin(v[i + 1])];
-                ++parts[2][bin(v[i + 2])];
-                ++parts[3][bin(v[i + 3])];
+                const std::uint64_t a = pair_at(v + i);
+                const std::uint64_t b = pair_at(v + i + 2);
+                ++parts[0][low_bin(a)];
+                ++parts[1][high_bin(a)];
+                ++parts[2][low_bin(b)];
+                ++parts[3][high_bin(b)];
             }
             for (; i < block.size(); ++i) ++parts[0][bin(v[i])];
         }
