@@ -65,12 +65,14 @@ RawInput::RawInput(const std::string& path, std::uint64_t bytes, const std::stri
     FilePtr in = open_input(path);
     if (is_regular(in.get(), path, what, bytes)) {
         if (bytes == 0) return;
-        if (bytes < kHugePageBytes || !huge_pages_available()) {
+        // As RawPieces and DirectInput: a file the SIGBUS handler cannot name (a path too
+        // long) is read, never mapped, so that its shrinking is never reported as a crash.
+        if ((bytes < kHugePageBytes || !huge_pages_available()) &&
+            mapped_name_.emplace(path).named()) {
             // MAP_POPULATE maps every page now, in one call, instead of one fault per page.
             void* p =
                 mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(in.get()), 0);
             if (p != MAP_FAILED) {
-                mapped_name_.emplace(path);
                 mapping_ = p;
                 mapped_size_ = bytes;
                 view_ = {static_cast<const std::byte*>(p), bytes};
@@ -78,6 +80,7 @@ RawInput::RawInput(const std::string& path, std::uint64_t bytes, const std::stri
             }
             // Some file systems cannot map: read the file instead.
         }
+        mapped_name_.reset();
     }
     buffer_ = BufferPool().take(bytes);
     read_exactly(in.get(), path, what, bytes, 0, buffer_.bytes());
