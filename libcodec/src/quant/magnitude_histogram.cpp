@@ -18,6 +18,7 @@ constexpr std::size_t kBlock = 4096;
 constexpr std::size_t kMaxPiece = 64 * 1024;
 
 // The bins of the two floats in a 64-bit word, whichever the byte order: both get counted.
+// The mask drops each float's sign; low_bin also gives the bin of one float's bits alone.
 constexpr std::uint64_t kBinMask = kMagnitudeBins - 1;
 std::uint64_t low_bin(std::uint64_t pair) {
     return (pair >> kMagnitudeBinShift) & kBinMask;
@@ -31,9 +32,6 @@ std::uint64_t high_bin(std::uint64_t pair) {
 // time: the loop is bound by its loads and stores, and this saves one load in three.
 void add_histogram_serial(std::span<const float> values, MagnitudeSurvey& survey) {
     std::array<std::array<std::uint32_t, kMagnitudeBins>, 4> parts{};
-    auto bin = [](float x) {
-        return (std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu) >> kMagnitudeBinShift;
-    };
     auto pair_at = [](const float* v) {
         std::uint64_t pair = 0;
         std::memcpy(&pair, v, sizeof pair);
@@ -57,7 +55,7 @@ void add_histogram_serial(std::span<const float> values, MagnitudeSurvey& survey
                 ++parts[2][low_bin(b)];
                 ++parts[3][high_bin(b)];
             }
-            for (; i < block.size(); ++i) ++parts[0][bin(v[i])];
+            for (; i < block.size(); ++i) ++parts[0][low_bin(std::bit_cast<std::uint32_t>(v[i]))];
         }
         for (auto& part : parts) {
             for (std::size_t b = 0; b < kMagnitudeBins; ++b) survey.counts[b] += part[b];
