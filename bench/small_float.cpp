@@ -1,5 +1,5 @@
 // f32 <-> f16/bf16 array conversions on each path this CPU has (portable integer code, F16C,
-// AVX-512 BF16), 16M gradient-like values. Bytes processed = the float32 side.
+// AVX-512 BF16, AVX2), 16M gradient-like values. Bytes processed = the float32 side.
 // A path the CPU lacks is skipped with a message.
 #include <benchmark/benchmark.h>
 
@@ -52,6 +52,8 @@ BENCHMARK_CAPTURE(narrow, f16_f16c, ConversionPath::f16c, SmallFloat::f16)
 BENCHMARK_CAPTURE(narrow, bf16_portable, ConversionPath::portable, SmallFloat::bf16)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(narrow, bf16_avx512, ConversionPath::avx512_bf16, SmallFloat::bf16)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(narrow, bf16_avx2, ConversionPath::avx2, SmallFloat::bf16)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(widen, f16_portable, ConversionPath::portable, SmallFloat::f16)
     ->Unit(benchmark::kMillisecond);

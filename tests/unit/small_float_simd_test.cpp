@@ -1,7 +1,8 @@
-// The vector conversion paths (F16C, AVX-512 BF16) against the portable code, byte for byte, on
-// every input class where the instructions' own rules differ: subnormals, overflow to
-// infinity, NaN payloads (quiet and signalling, both signs), and the rounding boundaries. A
-// path this CPU lacks is reported and skipped.
+// The vector conversion paths (F16C, AVX-512 BF16, AVX2) against the portable code, byte for byte,
+// on every input class where the instructions' own rules differ: subnormals, overflow to infinity,
+// NaN payloads (quiet and signalling, both signs), and the rounding boundaries. A path this CPU
+// lacks is reported and skipped.
+#include <algorithm>
 #include <bit>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -15,7 +16,17 @@ using namespace gradcodec;
 namespace {
 
 const char* path_name(ConversionPath p) {
-    return p == ConversionPath::f16c ? "F16C" : "AVX-512 BF16";
+    switch (p) {
+        case ConversionPath::f16c:
+            return "F16C";
+        case ConversionPath::avx512_bf16:
+            return "AVX-512 BF16";
+        case ConversionPath::avx2:
+            return "AVX2";
+        case ConversionPath::portable:
+            break;
+    }
+    return "portable";
 }
 
 std::vector<float> from_bits(const std::vector<std::uint32_t>& bits) {
@@ -47,6 +58,11 @@ std::vector<std::uint32_t> every_class() {
             for (std::uint32_t m = 0; m < 0x800000u; m += 0x1001u) bits.push_back(sign | (e + m));
         }
         for (std::uint32_t d = 0; d < 4096; ++d) bits.push_back(sign | (0x477fe000u + d));
+        // The last value that stays finite and the first that overflows, for each type.
+        for (const std::uint32_t first_overflow : {0x477ff000u, 0x7f7f8000u}) {
+            bits.push_back(sign | (first_overflow - 1));
+            bits.push_back(sign | first_overflow);
+        }
         // bf16: halfway points of the 16 dropped bits, below the top of the range.
         for (std::uint32_t e = 0; e < 255; ++e) {
             for (std::uint32_t low : {0x7fffu, 0x8000u, 0x8001u, 0x18000u})
@@ -82,10 +98,15 @@ void check_narrowing(ConversionPath path, SmallFloat type) {
             }
         }
     }
-    // One overflowing value placed at several positions: both report the same index.
+    // One overflowing value placed at several positions: both report the same index. The
+    // smallest overflowing magnitude is among them, where an off-by-one would show.
+    const auto magnitude = [](std::uint32_t b) { return b & 0x7fffffffu; };
+    const std::uint32_t least = *std::min_element(
+        beyond.begin(), beyond.end(),
+        [&](std::uint32_t x, std::uint32_t y) { return magnitude(x) < magnitude(y); });
     for (const std::size_t at : {std::size_t{0}, std::size_t{7}, std::size_t{15}, std::size_t{1023},
                                  std::size_t{1024}, std::size_t{3001}}) {
-        for (const std::uint32_t bad : {beyond.front(), beyond.back()}) {
+        for (const std::uint32_t bad : {beyond.front(), beyond.back(), least}) {
             auto bits = std::vector<std::uint32_t>(in_range.begin(), in_range.begin() + 4000);
             bits[at] = bad;
             const auto values = from_bits(bits);
@@ -131,6 +152,15 @@ TEST_CASE("AVX-512 BF16 narrowing writes the portable code's bytes for every inp
         return;
     }
     check_narrowing(ConversionPath::avx512_bf16, SmallFloat::bf16);
+}
+
+TEST_CASE("AVX2 narrowing writes the portable code's bytes for every bf16 input class",
+          "[small_float]") {
+    if (!cpu_supports(ConversionPath::avx2)) {
+        WARN("this CPU has no AVX2; only the portable path runs here");
+        return;
+    }
+    check_narrowing(ConversionPath::avx2, SmallFloat::bf16);
 }
 
 TEST_CASE("F16C widening gives the portable bits for all 65536 halves, NaN payloads included",

@@ -56,8 +56,9 @@ void widen_halves(SmallFloat type, const std::uint8_t* in, std::span<float> out)
 // The instruction sets the array conversions can run on. Every path gives the bytes of the
 // portable code: the hardware's own NaN, overflow and subnormal rules are corrected lane by
 // lane where they differ (F16C quiets NaN payloads and rounds overflow to inf; AVX-512 BF16
-// flushes subnormals to zero). bf16 widening is a shift, exact on any path; AVX2 does it eight
-// values at a time.
+// flushes subnormals to zero). On CPUs without AVX-512 BF16, AVX2 narrows bf16 eight values
+// at a time by the portable integer rule. bf16 widening is a shift, exact on any path; AVX2
+// does it eight values at a time.
 enum class ConversionPath { portable, f16c, avx512_bf16, avx2 };
 
 // The portable code every path must match.
@@ -71,7 +72,7 @@ ConversionPath best_widening_path(SmallFloat type);
 bool cpu_supports(ConversionPath path);
 
 // narrow_floats and widen_halves on a chosen path, for tests and benchmarks; a path that the
-// CPU or the type lacks (avx512_bf16 for f16, avx2 for narrowing or f16, f16c for bf16) runs
+// CPU or the type lacks (avx512_bf16 or avx2 for f16, f16c for bf16) runs
 // the portable code.
 std::size_t narrow_floats_on(ConversionPath path, SmallFloat type, std::span<const float> values,
                              std::uint8_t* out);

@@ -117,6 +117,52 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) std::size_t narr
     return narrow_tail(SmallFloat::bf16, v, i, n, out);
 }
 
+// CPUs without AVX-512 BF16 (AVX2 alone, or AVX-512 without BF16) narrow bf16 eight lanes at
+// a time by the portable integer rule itself, so only NaN lanes need a fix: the rule's
+// rounding would give them a payload, the portable code writes the quiet NaN.
+// Inlined by force: called, it keeps `overflow` in memory.
+__attribute__((target("avx2"), always_inline)) inline __m256i narrow_bf16_lanes_avx2(
+    __m256i bits, __m256i& overflow) {
+    const __m256i a = _mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff));
+    const __m256i infinity = _mm256_set1_epi32(0x7f800000);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(a, 16), _mm256_set1_epi32(1));
+    __m256i h = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(0x7fff)), odd), 16);
+    // a <= 0x7fffffff, so the signed compares order magnitudes.
+    const __m256i nan = _mm256_cmpgt_epi32(a, infinity);
+    h = _mm256_blendv_epi8(h, _mm256_set1_epi32(0x7fc0), nan);
+    // Finite values from 0x7f7f8000 round past 0x7f7f.
+    overflow = _mm256_or_si256(
+        overflow,
+        _mm256_andnot_si256(_mm256_cmpgt_epi32(a, _mm256_sub_epi32(infinity, _mm256_set1_epi32(1))),
+                            _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f7f8000 - 1))));
+    const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x8000));
+    return _mm256_or_si256(h, sign);
+}
+
+__attribute__((target("avx2"))) std::size_t narrow_bf16_avx2(const float* v, std::size_t n,
+                                                             std::uint8_t* out) {
+    std::size_t i = 0;
+    for (std::size_t first = 0; first + 16 <= n; first = i) {
+        const std::size_t end = first + kBlock < n ? first + kBlock : n;
+        __m256i overflow = _mm256_setzero_si256();
+        for (; i + 16 <= end; i += 16) {
+            const __m256i low = narrow_bf16_lanes_avx2(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + i)), overflow);
+            const __m256i high = narrow_bf16_lanes_avx2(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + i + 8)), overflow);
+            // Every lane is at most 0xffff, so the pack does not saturate; it interleaves the
+            // 128-bit halves, which the permute puts back in order.
+            const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(low, high), 0xd8);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), packed);
+        }
+        if (!_mm256_testz_si256(overflow, overflow))
+            return first_overflow(SmallFloat::bf16, v, first, end);
+        if (i == first) break;
+    }
+    return narrow_tail(SmallFloat::bf16, v, i, n, out);
+}
+
 // F16C widens exactly, but quiets signalling NaNs; the portable code keeps every payload bit.
 __attribute__((target("avx2,f16c"))) void widen_f16_f16c(const std::uint8_t* in, float* out,
                                                          std::size_t n) {
@@ -177,9 +223,11 @@ bool cpu_supports(ConversionPath path) {
 }
 
 ConversionPath best_conversion_path(SmallFloat type) {
-    const ConversionPath fast =
-        type == SmallFloat::f16 ? ConversionPath::f16c : ConversionPath::avx512_bf16;
-    return cpu_supports(fast) ? fast : ConversionPath::portable;
+    if (type == SmallFloat::f16)
+        return cpu_supports(ConversionPath::f16c) ? ConversionPath::f16c : ConversionPath::portable;
+    for (const ConversionPath fast : {ConversionPath::avx512_bf16, ConversionPath::avx2})
+        if (cpu_supports(fast)) return fast;
+    return ConversionPath::portable;
 }
 
 ConversionPath best_widening_path(SmallFloat type) {
@@ -196,6 +244,8 @@ std::size_t narrow_floats_on(ConversionPath path, SmallFloat type, std::span<con
             return narrow_f16_f16c(values.data(), values.size(), out);
         if (type == SmallFloat::bf16 && path == ConversionPath::avx512_bf16)
             return narrow_bf16_avx512(values.data(), values.size(), out);
+        if (type == SmallFloat::bf16 && path == ConversionPath::avx2)
+            return narrow_bf16_avx2(values.data(), values.size(), out);
     }
 #endif
     (void)path;
