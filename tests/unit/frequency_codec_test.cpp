@@ -444,8 +444,8 @@ TEST_CASE("fft selecting while it transforms keeps the bins of the whole-spectru
     CHECK(fused[1] > 20);
 }
 
-TEST_CASE("the AVX-512 candidate compaction keeps what the portable one keeps", "[fft]") {
-    if (!cpu_supports(CompactPath::avx512)) SUCCEED("no AVX-512 here");
+TEST_CASE("the AVX-512 and AVX2 candidate compactions keep what the portable one keeps", "[fft]") {
+    if (!cpu_supports(CompactPath::avx2)) SUCCEED("no AVX2 here");
     std::mt19937 rng(3);
     for (const std::size_t count :
          {std::size_t{0}, std::size_t{5}, std::size_t{16}, std::size_t{129}, std::size_t{1000}}) {
@@ -463,7 +463,8 @@ TEST_CASE("the AVX-512 candidate compaction keeps what the portable one keeps", 
             INFO("count " << count << " floor " << floor);
             const auto portable = run(CompactPath::portable);
             CHECK(std::get<0>(portable).size() >= 5);
-            if (cpu_supports(CompactPath::avx512)) CHECK(run(CompactPath::avx512) == portable);
+            for (const CompactPath path : {CompactPath::avx512, CompactPath::avx2})
+                if (cpu_supports(path)) CHECK(run(path) == portable);
         }
     }
 }
@@ -486,8 +487,8 @@ TEST_CASE("candidate compaction without scores ranks bins by score_chunk's squar
             INFO("count " << count << " floor " << floor);
             const auto expected = run(CompactPath::portable, scores.data());
             CHECK(run(CompactPath::portable, nullptr) == expected);
-            if (cpu_supports(CompactPath::avx512))
-                CHECK(run(CompactPath::avx512, nullptr) == expected);
+            for (const CompactPath path : {CompactPath::avx512, CompactPath::avx2})
+                if (cpu_supports(path)) CHECK(run(path, nullptr) == expected);
         }
     }
 }

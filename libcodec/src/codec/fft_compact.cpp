@@ -1,6 +1,6 @@
 // The candidate compactions of fft's transform-time selection, of bins to candidates and of
 // candidates to the kept bins: portable, and on AVX-512 with the compress instructions, 16 at
-// a time.
+// a time. On AVX2, bins are scored and tested eight at a time; the keep is portable there.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -154,21 +154,104 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, s
     return m;
 }
 
+// AVX2 has no compress instruction; a table of lane permutations stands in for it. For each
+// 8-bit mask, the set lanes' numbers first (the 32-bit left-pack); for each 4-bit mask, the
+// set 64-bit lanes' dword pairs first.
+struct LeftPackTables {
+    alignas(32) std::uint32_t lanes[256][8] = {};
+    alignas(32) std::uint32_t pairs[16][8] = {};
+};
+
+constexpr LeftPackTables make_left_pack_tables() {
+    LeftPackTables t;
+    for (unsigned mask = 0; mask < 256; ++mask) {
+        unsigned n = 0;
+        for (unsigned lane = 0; lane < 8; ++lane)
+            if ((mask >> lane) & 1u) t.lanes[mask][n++] = lane;
+    }
+    for (unsigned mask = 0; mask < 16; ++mask) {
+        unsigned n = 0;
+        for (unsigned lane = 0; lane < 4; ++lane) {
+            if ((mask >> lane) & 1u) {
+                t.pairs[mask][n++] = 2 * lane;
+                t.pairs[mask][n++] = 2 * lane + 1;
+            }
+        }
+    }
+    return t;
+}
+
+constexpr LeftPackTables kLeftPack = make_left_pack_tables();
+
+// Four 64-bit lanes of `v`, those set in `mask` first, stored whole at `to`.
+__attribute__((target("avx2"), always_inline)) inline void store_left_packed_pairs(
+    std::uint64_t* to, __m256i v, unsigned mask) {
+    const __m256i order =
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.pairs[mask]));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm256_permutevar8x32_epi32(v, order));
+}
+
+// Eight bins at a time, scored and tested against the floor in vectors, and left-packed
+// through the tables. Each store may write up to 8 entries past the new size.
+__attribute__((target("avx2"))) std::size_t append_avx2(const BinRun run, std::uint32_t floor,
+                                                        const CandidateArrays out, std::size_t m) {
+    const __m256i magnitude = _mm256_set1_epi32(0x7fffffff);
+    const __m256i floor_bits = _mm256_set1_epi32(static_cast<int>(floor));
+    const auto* parts = reinterpret_cast<const float*>(run.spectrum);
+    std::size_t k = 0;
+    for (; k + 8 <= run.count; k += 8) {
+        const __m256 low = _mm256_loadu_ps(parts + 2 * k);
+        const __m256 high = _mm256_loadu_ps(parts + 2 * k + 8);
+        __m256 score;
+        if (run.scores != nullptr) {
+            score = _mm256_loadu_ps(run.scores + k);
+        } else {
+            // The squares, then the sum of each pair, as squared_magnitude: the horizontal add
+            // gives bins 0 1 4 5 2 3 6 7, which the permute puts in order.
+            const __m256 sums = _mm256_hadd_ps(_mm256_mul_ps(low, low), _mm256_mul_ps(high, high));
+            score = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(sums), 0xd8));
+        }
+        const __m256i b = _mm256_and_si256(_mm256_castps_si256(score), magnitude);
+        // b >= floor, unsigned.
+        const __m256i kept = _mm256_cmpeq_epi32(_mm256_max_epu32(b, floor_bits), b);
+        const auto keep = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(kept)));
+        if (keep == 0) continue;
+        const __m256i lanes =
+            _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.lanes[keep]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.bits + m),
+                            _mm256_permutevar8x32_epi32(b, lanes));
+        const __m256i first = _mm256_set1_epi64x(static_cast<long long>(run.first_bin + k));
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(out.bins + m),
+            _mm256_add_epi64(first, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(lanes))));
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(out.bins + m + 4),
+            _mm256_add_epi64(first, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(lanes, 1))));
+        const unsigned low_keep = keep & 0xfu;
+        store_left_packed_pairs(out.values + m, _mm256_castps_si256(low), low_keep);
+        const auto low_count = static_cast<std::size_t>(std::popcount(low_keep));
+        store_left_packed_pairs(out.values + m + low_count, _mm256_castps_si256(high), keep >> 4);
+        m += static_cast<std::size_t>(std::popcount(keep));
+    }
+    return append_portable(run, k, floor, out, m);
+}
+
 #endif
 
 }  // namespace
 
 bool cpu_supports(CompactPath path) {
 #if defined(GRADCODEC_X86_DISPATCH)
-    if (path == CompactPath::avx512) {
-        return cpu_has_avx512();
-    }
+    if (path == CompactPath::avx512) return cpu_has_avx512();
+    if (path == CompactPath::avx2) return cpu_features().avx2;
 #endif
     return path == CompactPath::portable;
 }
 
 CompactPath fastest_compact_path() {
-    return cpu_supports(CompactPath::avx512) ? CompactPath::avx512 : CompactPath::portable;
+    for (const CompactPath path : {CompactPath::avx512, CompactPath::avx2})
+        if (cpu_supports(path)) return path;
+    return CompactPath::portable;
 }
 
 std::size_t append_candidates(CompactPath path, const BinRun& run, std::uint32_t floor,
@@ -176,6 +259,7 @@ std::size_t append_candidates(CompactPath path, const BinRun& run, std::uint32_t
 #if defined(GRADCODEC_X86_DISPATCH)
     if (path == CompactPath::avx512 && cpu_supports(path))
         return append_avx512(run, floor, out, size);
+    if (path == CompactPath::avx2 && cpu_supports(path)) return append_avx2(run, floor, out, size);
 #endif
     (void)path;
     return append_portable(run, 0, floor, out, size);
