@@ -12,9 +12,14 @@
 namespace gradcodec {
 namespace {
 
-// Every bin is written before it is known to stay: no branch per bin.
-std::size_t append_portable(const BinRun& run, std::size_t first, std::uint32_t floor,
-                            const CandidateArrays& out, std::size_t m) {
+// Every bin is written before it is known to stay: no branch per bin. Inlined by force into
+// the AVX2 path, which ends each run with it: called for the one bin left of a run of 129, it
+// took 4.4% of an fft encode's samples, against 19.7% for the other 128.
+__attribute__((always_inline)) inline std::size_t append_portable(const BinRun& run,
+                                                                  std::size_t first,
+                                                                  std::uint32_t floor,
+                                                                  const CandidateArrays& out,
+                                                                  std::size_t m) {
     const auto* parts = reinterpret_cast<const float*>(run.spectrum);
     for (std::size_t k = first; k < run.count; ++k) {
         const float score =
