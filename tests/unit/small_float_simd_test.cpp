@@ -134,50 +134,42 @@ std::uint64_t widening_mismatches(ConversionPath path, SmallFloat type) {
     return mismatches;
 }
 
+// Whether `path` runs on this CPU; says so in the test's output when it does not.
+bool runs_here(ConversionPath path) {
+    if (cpu_supports(path)) return true;
+    WARN("this CPU has no " << path_name(path) << "; only the portable path runs here");
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("F16C narrowing writes the portable code's bytes for every input class",
           "[small_float]") {
-    if (!cpu_supports(ConversionPath::f16c)) {
-        WARN("this CPU has no F16C; only the portable path runs here");
-        return;
-    }
+    if (!runs_here(ConversionPath::f16c)) return;
     check_narrowing(ConversionPath::f16c, SmallFloat::f16);
 }
 
 TEST_CASE("AVX-512 BF16 narrowing writes the portable code's bytes for every input class",
           "[small_float]") {
-    if (!cpu_supports(ConversionPath::avx512_bf16)) {
-        WARN("this CPU has no AVX-512 BF16; only the portable path runs here");
-        return;
-    }
+    if (!runs_here(ConversionPath::avx512_bf16)) return;
     check_narrowing(ConversionPath::avx512_bf16, SmallFloat::bf16);
 }
 
 TEST_CASE("AVX2 narrowing writes the portable code's bytes for every bf16 input class",
           "[small_float]") {
-    if (!cpu_supports(ConversionPath::avx2)) {
-        WARN("this CPU has no AVX2; only the portable path runs here");
-        return;
-    }
+    if (!runs_here(ConversionPath::avx2)) return;
     check_narrowing(ConversionPath::avx2, SmallFloat::bf16);
 }
 
 TEST_CASE("F16C widening gives the portable bits for all 65536 halves, NaN payloads included",
           "[small_float]") {
-    if (!cpu_supports(ConversionPath::f16c)) {
-        WARN("this CPU has no F16C; only the portable path runs here");
-        return;
-    }
+    if (!runs_here(ConversionPath::f16c)) return;
     CHECK(widening_mismatches(ConversionPath::f16c, SmallFloat::f16) == 0);
 }
 
 TEST_CASE("AVX2 widening gives the portable bits for all 65536 bf16 values, NaN payloads included",
           "[small_float]") {
-    if (!cpu_supports(ConversionPath::avx2)) {
-        WARN("this CPU has no AVX2; only the portable path runs here");
-        return;
-    }
+    if (!runs_here(ConversionPath::avx2)) return;
     CHECK(widening_mismatches(ConversionPath::avx2, SmallFloat::bf16) == 0);
 }
 
