@@ -225,7 +225,8 @@ __attribute__((target("avx2"))) std::size_t append_avx2(const BinRun run, std::u
             _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.lanes[keep]));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.bits + m),
                             _mm256_permutevar8x32_epi32(b, lanes));
-        const __m256i first = _mm256_set1_epi64x(static_cast<long long>(run.first_bin + k));
+        const std::uint64_t group_bin = run.first_bin + k;
+        const __m256i first = _mm256_set1_epi64x(static_cast<long long>(group_bin));
         _mm256_storeu_si256(
             reinterpret_cast<__m256i*>(out.bins + m),
             _mm256_add_epi64(first, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(lanes))));
