@@ -493,8 +493,8 @@ TEST_CASE("candidate compaction without scores ranks bins by score_chunk's squar
     }
 }
 
-TEST_CASE("the AVX-512 keep of candidates keeps what the portable one keeps", "[fft]") {
-    if (!cpu_supports(CompactPath::avx512)) SUCCEED("no AVX-512 here");
+TEST_CASE("the AVX-512 and AVX2 keeps of candidates keep what the portable one keeps", "[fft]") {
+    if (!cpu_supports(CompactPath::avx2)) SUCCEED("no AVX2 here");
     std::mt19937 rng(4);
     for (const std::size_t count :
          {std::size_t{0}, std::size_t{7}, std::size_t{16}, std::size_t{131}, std::size_t{1000}}) {
@@ -523,7 +523,8 @@ TEST_CASE("the AVX-512 keep of candidates keeps what the portable one keeps", "[
                 };
                 INFO("count " << count << " cut " << cut << " ties " << ties);
                 const auto portable = run(CompactPath::portable);
-                if (cpu_supports(CompactPath::avx512)) CHECK(run(CompactPath::avx512) == portable);
+                for (const CompactPath path : {CompactPath::avx512, CompactPath::avx2})
+                    if (cpu_supports(path)) CHECK(run(path) == portable);
             }
         }
     }

@@ -33,8 +33,7 @@ bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x
                                std::uint64_t target, FftSelection& out);
 
 // The compaction at the heart of it, portable, with AVX-512's compress instructions, or with
-// AVX2's compares (append_candidates only; keep_candidates runs the portable code on that
-// path), chosen at run time; exposed so tests can compare them.
+// AVX2's compares and lane permutations, chosen at run time; exposed so tests can compare them.
 enum class CompactPath { portable, avx2, avx512 };
 bool cpu_supports(CompactPath path);
 CompactPath fastest_compact_path();

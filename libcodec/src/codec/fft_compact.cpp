@@ -1,6 +1,6 @@
 // The candidate compactions of fft's transform-time selection, of bins to candidates and of
 // candidates to the kept bins: portable, and on AVX-512 with the compress instructions, 16 at
-// a time. On AVX2, bins are scored and tested eight at a time; the keep is portable there.
+// a time; on AVX2 with compares and tables of lane permutations, 8 at a time.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -188,6 +188,11 @@ constexpr LeftPackTables make_left_pack_tables() {
 
 constexpr LeftPackTables kLeftPack = make_left_pack_tables();
 
+// The sign bits of eight 32-bit lanes.
+__attribute__((target("avx2"), always_inline)) inline unsigned lane_mask(__m256i lanes) {
+    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(lanes)));
+}
+
 // Four 64-bit lanes of `v`, those set in `mask` first, stored whole at `to`.
 __attribute__((target("avx2"), always_inline)) inline void store_left_packed_pairs(
     std::uint64_t* to, __m256i v, unsigned mask) {
@@ -219,7 +224,7 @@ __attribute__((target("avx2"))) std::size_t append_avx2(const BinRun run, std::u
         const __m256i b = _mm256_and_si256(_mm256_castps_si256(score), magnitude);
         // b >= floor, unsigned.
         const __m256i kept = _mm256_cmpeq_epi32(_mm256_max_epu32(b, floor_bits), b);
-        const auto keep = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(kept)));
+        const unsigned keep = lane_mask(kept);
         if (keep == 0) continue;
         const __m256i lanes =
             _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.lanes[keep]));
@@ -240,6 +245,53 @@ __attribute__((target("avx2"))) std::size_t append_avx2(const BinRun run, std::u
         m += static_cast<std::size_t>(std::popcount(keep));
     }
     return append_portable(run, k, floor, out, m);
+}
+
+// The keep, eight candidates at a time, left-packed through the same tables: bins as four
+// 64-bit lanes twice, values as eight scalars twice. A group with a candidate at the cut
+// takes the portable path, which owes the ties in order.
+__attribute__((target("avx2"))) KeptArrays keep_avx2(const CandidateView in, std::uint32_t cut_bits,
+                                                     std::uint64_t ties, KeptArrays out) {
+    const __m256i cut = _mm256_set1_epi32(static_cast<int>(cut_bits));
+    const __m256i bin_bits = _mm256_set1_epi64x(std::bit_cast<long long>(~kRealBin));
+    std::size_t j = 0;
+    for (; j + 8 <= in.size; j += 8) {
+        const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in.bits + j));
+        if (lane_mask(_mm256_cmpeq_epi32(bits, cut)) != 0) {
+            out = keep_portable(in, j, j + 8, cut_bits, ties, out);
+            continue;
+        }
+        // bits > cut, unsigned: max(bits, cut) != cut.
+        const unsigned take =
+            ~lane_mask(_mm256_cmpeq_epi32(_mm256_max_epu32(bits, cut), cut)) & 0xffu;
+        if (take == 0) continue;
+        const __m256i bins_low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in.bins + j));
+        const __m256i bins_high =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in.bins + j + 4));
+        // kRealBin is each bin's sign bit.
+        const auto real =
+            static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(bins_low)) |
+                                  (_mm256_movemask_pd(_mm256_castsi256_pd(bins_high)) << 4));
+        store_left_packed_pairs(out.bins + out.bin_count, _mm256_and_si256(bins_low, bin_bits),
+                                take & 0xfu);
+        out.bin_count += static_cast<std::size_t>(std::popcount(take & 0xfu));
+        store_left_packed_pairs(out.bins + out.bin_count, _mm256_and_si256(bins_high, bin_bits),
+                                take >> 4);
+        out.bin_count += static_cast<std::size_t>(std::popcount(take >> 4));
+        // Re of every bin kept, Im of those kept that are not real.
+        const std::uint32_t scalars = spread_bits(take) | (spread_bits(take & ~real) << 1);
+        for (std::size_t half = 0; half < 2; ++half) {
+            const unsigned mask = (scalars >> (8 * half)) & 0xffu;
+            const __m256i values =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in.values + j + 4 * half));
+            const __m256i order =
+                _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.lanes[mask]));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.values + out.value_count),
+                                _mm256_permutevar8x32_epi32(values, order));
+            out.value_count += static_cast<std::size_t>(std::popcount(mask));
+        }
+    }
+    return keep_portable(in, j, in.size, cut_bits, ties, out);
 }
 
 #endif
@@ -278,6 +330,10 @@ void keep_candidates(CompactPath path, const CandidateView& in, std::uint32_t cu
 #if defined(GRADCODEC_X86_DISPATCH)
     if (path == CompactPath::avx512 && cpu_supports(path)) {
         out = keep_avx512(in, cut_bits, ties, out);
+        return;
+    }
+    if (path == CompactPath::avx2 && cpu_supports(path)) {
+        out = keep_avx2(in, cut_bits, ties, out);
         return;
     }
 #endif
