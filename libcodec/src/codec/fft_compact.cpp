@@ -301,7 +301,7 @@ __attribute__((target("avx2"))) KeptArrays keep_avx2(const CandidateView in, std
 bool cpu_supports(CompactPath path) {
 #if defined(GRADCODEC_X86_DISPATCH)
     if (path == CompactPath::avx512) return cpu_has_avx512();
-    if (path == CompactPath::avx2) return cpu_features().avx2;
+    if (path == CompactPath::avx2) return cpu_has_avx2();
 #endif
     return path == CompactPath::portable;
 }
