@@ -72,8 +72,7 @@ ConversionPath best_widening_path(SmallFloat type);
 bool cpu_supports(ConversionPath path);
 
 // narrow_floats and widen_halves on a chosen path, for tests and benchmarks; a path that the
-// CPU or the type lacks (avx512_bf16 or avx2 for f16, f16c for bf16) runs
-// the portable code.
+// CPU or the type lacks (avx512_bf16 or avx2 for f16, f16c for bf16) runs the portable code.
 std::size_t narrow_floats_on(ConversionPath path, SmallFloat type, std::span<const float> values,
                              std::uint8_t* out);
 void widen_halves_on(ConversionPath path, SmallFloat type, const std::uint8_t* in,
