@@ -145,7 +145,7 @@ std::vector<double> naive_dct_codec(const std::vector<float>& x, std::size_t chu
 // The candidates append_candidates writes after `already` placeholder entries (kept in the
 // result), as (bins, bits, values), into arrays pre-filled with a value no candidate has.
 std::tuple<std::vector<std::uint64_t>, std::vector<std::uint32_t>, std::vector<std::uint64_t>>
-compacted(CompactPath path, const BinRun& run, float floor, std::size_t already) {
+compacted(VectorPath path, const BinRun& run, float floor, std::size_t already) {
     const std::size_t room = run.count + already + kCompactSlack;
     std::vector<std::uint64_t> bins(room, 7), values(room, 7);
     std::vector<std::uint32_t> bits(room, 7);
@@ -460,7 +460,7 @@ TEST_CASE("fft selecting while it transforms keeps the bins of the whole-spectru
 }
 
 TEST_CASE("the AVX-512 and AVX2 candidate compactions keep what the portable one keeps", "[fft]") {
-    if (!cpu_supports(CompactPath::avx2)) SUCCEED("no AVX2 here");
+    if (!cpu_supports(VectorPath::avx2)) SUCCEED("no AVX2 here");
     std::mt19937 rng(3);
     for (const std::size_t count :
          {std::size_t{0}, std::size_t{5}, std::size_t{16}, std::size_t{129}, std::size_t{1000}}) {
@@ -472,13 +472,13 @@ TEST_CASE("the AVX-512 and AVX2 candidate compactions keep what the portable one
             spectrum[k] = {static_cast<float>(rng()), -static_cast<float>(rng())};
         }
         for (const float floor : {0.0f, 50.0f, 99.0f, 1000.0f}) {
-            const auto run = [&](CompactPath path) {
+            const auto run = [&](VectorPath path) {
                 return compacted(path, {scores.data(), spectrum.data(), count, 1000}, floor, 5);
             };
             INFO("count " << count << " floor " << floor);
-            const auto portable = run(CompactPath::portable);
+            const auto portable = run(VectorPath::portable);
             CHECK(std::get<0>(portable).size() >= 5);
-            for (const CompactPath path : {CompactPath::avx512, CompactPath::avx2})
+            for (const VectorPath path : {VectorPath::avx512, VectorPath::avx2})
                 if (cpu_supports(path)) CHECK(run(path) == portable);
         }
     }
@@ -496,20 +496,20 @@ TEST_CASE("candidate compaction without scores ranks bins by score_chunk's squar
         std::vector<float> scores(count);
         score_chunk(spectrum.data(), count, 1.0f, scores.data());
         for (const float floor : {0.0f, 0.5f, 2.0f}) {
-            const auto run = [&](CompactPath path, const float* given) {
+            const auto run = [&](VectorPath path, const float* given) {
                 return compacted(path, {given, spectrum.data(), count, 0}, floor, 0);
             };
             INFO("count " << count << " floor " << floor);
-            const auto expected = run(CompactPath::portable, scores.data());
-            CHECK(run(CompactPath::portable, nullptr) == expected);
-            for (const CompactPath path : {CompactPath::avx512, CompactPath::avx2})
+            const auto expected = run(VectorPath::portable, scores.data());
+            CHECK(run(VectorPath::portable, nullptr) == expected);
+            for (const VectorPath path : {VectorPath::avx512, VectorPath::avx2})
                 if (cpu_supports(path)) CHECK(run(path, nullptr) == expected);
         }
     }
 }
 
 TEST_CASE("the AVX-512 and AVX2 keeps of candidates keep what the portable one keeps", "[fft]") {
-    if (!cpu_supports(CompactPath::avx2)) SUCCEED("no AVX2 here");
+    if (!cpu_supports(VectorPath::avx2)) SUCCEED("no AVX2 here");
     std::mt19937 rng(4);
     for (const std::size_t count :
          {std::size_t{0}, std::size_t{7}, std::size_t{16}, std::size_t{131}, std::size_t{1000}}) {
@@ -522,7 +522,7 @@ TEST_CASE("the AVX-512 and AVX2 keeps of candidates keep what the portable one k
         }
         for (const std::uint32_t cut : {0u, 20u, 39u, 50u}) {
             for (const std::uint64_t ties : {0u, 1u, 7u, 100000u}) {
-                const auto run = [&](CompactPath path) {
+                const auto run = [&](VectorPath path) {
                     std::vector<std::uint64_t> kept(count + kCompactSlack, 7);
                     std::vector<float> kept_values(2 * count + kCompactSlack, 7.0f);
                     KeptArrays out{kept.data(), kept_values.data()};
@@ -537,8 +537,8 @@ TEST_CASE("the AVX-512 and AVX2 keeps of candidates keep what the portable one k
                     return std::pair(kept, value_bits);
                 };
                 INFO("count " << count << " cut " << cut << " ties " << ties);
-                const auto portable = run(CompactPath::portable);
-                for (const CompactPath path : {CompactPath::avx512, CompactPath::avx2})
+                const auto portable = run(VectorPath::portable);
+                for (const VectorPath path : {VectorPath::avx512, VectorPath::avx2})
                     if (cpu_supports(path)) CHECK(run(path) == portable);
             }
         }

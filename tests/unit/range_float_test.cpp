@@ -296,7 +296,7 @@ std::vector<float> every_range_class(const RangeLadder& l, std::mt19937& rng) {
 }
 
 template <typename Code>
-void check_vector_path_matches_portable(QuantizerPath path, int bits, std::mt19937& rng) {
+void check_vector_path_matches_portable(VectorPath path, int bits, std::mt19937& rng) {
     std::uniform_int_distribution<int> pick(0, 1000);
     for (int m = min_mantissa(bits); m <= std::min(bits - 1, kRangeMaxMantissa); ++m) {
         const float max_abs = std::ldexp(1.0f, pick(rng) % 60 - 30);
@@ -307,7 +307,7 @@ void check_vector_path_matches_portable(QuantizerPath path, int bits, std::mt199
             for (std::size_t n = 0; n <= values.size(); n = n < 70 ? n + 1 : values.size() + 1) {
                 const std::span<const float> in(values.data(), std::min(n, values.size()));
                 std::vector<Code> want(in.size()), got(in.size());
-                encode_range_floats_on(QuantizerPath::portable, l, r, in, want.data());
+                encode_range_floats_on(VectorPath::portable, l, r, in, want.data());
                 encode_range_floats_on(path, l, r, in, got.data());
                 INFO("path " << static_cast<int>(path) << " bits " << bits << " m " << m << " n "
                              << in.size());
@@ -322,7 +322,7 @@ void check_vector_path_matches_portable(QuantizerPath path, int bits, std::mt199
 TEST_CASE("the quantizer's vector paths write the portable path's codes on every input class",
           "[rangeq]") {
     // A path this CPU lacks runs the portable code, and its section checks nothing more.
-    for (const QuantizerPath path : {QuantizerPath::avx2, QuantizerPath::avx512}) {
+    for (const VectorPath path : {VectorPath::avx2, VectorPath::avx512}) {
         DYNAMIC_SECTION("path " << static_cast<int>(path)
                                 << (cpu_supports(path) ? "" : " (absent)")) {
             std::mt19937 rng(16);

@@ -88,7 +88,7 @@ struct Candidates {
 void add_candidates(const std::complex<float>* spectrum, std::uint64_t stride, const float* scores,
                     std::uint64_t bins, std::uint64_t count, std::uint64_t len,
                     std::uint64_t first_bin, std::uint32_t floor, Candidates& out) {
-    static const CompactPath path = fastest_compact_path();
+    static const VectorPath path = widest_vector_path();
     for (std::uint64_t c = 0; c < count; ++c) {
         const std::size_t start = out.size;
         const std::uint64_t first = first_bin + c * bins;
@@ -225,7 +225,7 @@ bool transform_and_collect(const SpectrumLayout& s, const float* x, const Floor&
 // The candidates above the cut, and at it while weight is still owed, in bin order, with
 // their values.
 void keep(const Candidates& c, const WeightCut& cut, FftSelection& out) {
-    static const CompactPath path = fastest_compact_path();
+    static const VectorPath path = widest_vector_path();
     out.kept = scratch_array_for_overwrite<std::uint64_t>(c.size + kCompactSlack);
     out.values = scratch_array_for_overwrite<float>(2 * c.size + kCompactSlack);
     KeptArrays kept{out.kept.get(), out.values.get()};

@@ -12,6 +12,7 @@
 
 #include "codec/fft_spectrum.hpp"
 #include "common/scratch.hpp"
+#include "common/vector_path.hpp"
 
 namespace gradcodec {
 
@@ -34,9 +35,6 @@ bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x
 
 // The compaction at the heart of it, portable, with AVX-512's compress instructions, or with
 // AVX2's compares and lane permutations, chosen at run time; exposed so tests can compare them.
-enum class CompactPath { portable, avx2, avx512 };
-bool cpu_supports(CompactPath path);
-CompactPath fastest_compact_path();
 
 // A run of bins and their scores; null scores stand for the bins' squared magnitudes, which
 // the compaction then computes as score_chunk would at scale 1, while the bins are in registers.
@@ -56,7 +54,7 @@ inline constexpr std::size_t kCompactSlack = 16;
 
 // Appends at `size` each bin of the run whose score's magnitude pattern is >= floor, in order;
 // returns the new size.
-std::size_t append_candidates(CompactPath path, const BinRun& run, std::uint32_t floor,
+std::size_t append_candidates(VectorPath path, const BinRun& run, std::uint32_t floor,
                               const CandidateArrays& out, std::size_t size);
 
 // Marks a real bin (DC or Nyquist) in a candidate's bin number, which is far below 2^63.
@@ -80,7 +78,7 @@ struct KeptArrays {
 // Keeps, in order, the candidates whose pattern is above `cut_bits`, and those at it while
 // `ties` weight is still owed (one per real bin, two per other): their bins, kRealBin cleared,
 // and their values, Re then Im unless the bin is real.
-void keep_candidates(CompactPath path, const CandidateView& in, std::uint32_t cut_bits,
+void keep_candidates(VectorPath path, const CandidateView& in, std::uint32_t cut_bits,
                      std::uint64_t ties, KeptArrays& out);
 
 }  // namespace gradcodec

@@ -7,6 +7,7 @@
 
 #include "codec/fft_candidates.hpp"
 #include "common/cpu_features.hpp"
+#include "common/left_pack.hpp"
 #include "select/selection.hpp"
 
 namespace gradcodec {
@@ -68,8 +69,8 @@ std::uint32_t spread_bits(std::uint32_t x) {
 // Eight candidates' bins and values, of which those in `take` stay.
 __attribute__((target("avx512f"), always_inline)) inline void keep_eight_avx512(
     const CandidateView& in, std::size_t j, std::uint32_t take, KeptArrays& out) {
-    const __m512i real_bit = _mm512_set1_epi64(static_cast<long long>(kRealBin));
-    const __m512i bin_bits = _mm512_set1_epi64(static_cast<long long>(~kRealBin));
+    const __m512i real_bit = _mm512_set1_epi64(std::bit_cast<long long>(kRealBin));
+    const __m512i bin_bits = _mm512_set1_epi64(std::bit_cast<long long>(~kRealBin));
     const __m512i bins = _mm512_loadu_si512(in.bins + j);
     const auto take8 = static_cast<__mmask8>(take);
     const auto real = static_cast<std::uint32_t>(_mm512_test_epi64_mask(bins, real_bit));
@@ -146,8 +147,9 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, s
         const auto high = static_cast<__mmask8>(keep >> 8);
         const auto low_count = static_cast<std::size_t>(std::popcount(static_cast<unsigned>(low)));
         _mm512_storeu_si512(out.bits + m, _mm512_maskz_compress_epi32(keep, b));
+        const std::uint64_t group_bin = run.first_bin + k;
         const __m512i first =
-            _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(run.first_bin + k)), lanes);
+            _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(group_bin)), lanes);
         _mm512_storeu_si512(out.bins + m, _mm512_maskz_compress_epi64(low, first));
         _mm512_storeu_si512(out.bins + m + low_count,
                             _mm512_maskz_compress_epi64(high, _mm512_add_epi64(first, eight)));
@@ -157,48 +159,6 @@ __attribute__((target("avx512f"))) std::size_t append_avx512(const BinRun run, s
         m += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(keep)));
     }
     return m;
-}
-
-// AVX2 has no compress instruction; a table of lane permutations stands in for it. For each
-// 8-bit mask, the set lanes' numbers first (the 32-bit left-pack); for each 4-bit mask, the
-// set 64-bit lanes' dword pairs first.
-struct LeftPackTables {
-    alignas(32) std::uint32_t lanes[256][8] = {};
-    alignas(32) std::uint32_t pairs[16][8] = {};
-};
-
-constexpr LeftPackTables make_left_pack_tables() {
-    LeftPackTables t;
-    for (unsigned mask = 0; mask < 256; ++mask) {
-        unsigned n = 0;
-        for (unsigned lane = 0; lane < 8; ++lane)
-            if ((mask >> lane) & 1u) t.lanes[mask][n++] = lane;
-    }
-    for (unsigned mask = 0; mask < 16; ++mask) {
-        unsigned n = 0;
-        for (unsigned lane = 0; lane < 4; ++lane) {
-            if ((mask >> lane) & 1u) {
-                t.pairs[mask][n++] = 2 * lane;
-                t.pairs[mask][n++] = 2 * lane + 1;
-            }
-        }
-    }
-    return t;
-}
-
-constexpr LeftPackTables kLeftPack = make_left_pack_tables();
-
-// The sign bits of eight 32-bit lanes.
-__attribute__((target("avx2"), always_inline)) inline unsigned lane_mask(__m256i lanes) {
-    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(lanes)));
-}
-
-// Four 64-bit lanes of `v`, those set in `mask` first, stored whole at `to`.
-__attribute__((target("avx2"), always_inline)) inline void store_left_packed_pairs(
-    std::uint64_t* to, __m256i v, unsigned mask) {
-    const __m256i order =
-        _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.pairs[mask]));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), _mm256_permutevar8x32_epi32(v, order));
 }
 
 // Eight bins at a time, scored and tested against the floor in vectors, and left-packed
@@ -226,22 +186,20 @@ __attribute__((target("avx2"))) std::size_t append_avx2(const BinRun run, std::u
         const __m256i kept = _mm256_cmpeq_epi32(_mm256_max_epu32(b, floor_bits), b);
         const unsigned keep = lane_mask(kept);
         if (keep == 0) continue;
-        const __m256i lanes =
-            _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.lanes[keep]));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.bits + m),
-                            _mm256_permutevar8x32_epi32(b, lanes));
+        const __m256i lanes = left_pack_order(keep);
+        store_whole(out.bits + m, _mm256_permutevar8x32_epi32(b, lanes));
         const std::uint64_t group_bin = run.first_bin + k;
         const __m256i first = _mm256_set1_epi64x(static_cast<long long>(group_bin));
-        _mm256_storeu_si256(
-            reinterpret_cast<__m256i*>(out.bins + m),
-            _mm256_add_epi64(first, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(lanes))));
-        _mm256_storeu_si256(
-            reinterpret_cast<__m256i*>(out.bins + m + 4),
+        store_whole(out.bins + m,
+                    _mm256_add_epi64(first, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(lanes))));
+        store_whole(
+            out.bins + m + 4,
             _mm256_add_epi64(first, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(lanes, 1))));
         const unsigned low_keep = keep & 0xfu;
-        store_left_packed_pairs(out.values + m, _mm256_castps_si256(low), low_keep);
+        store_whole(out.values + m, left_packed_pairs(_mm256_castps_si256(low), low_keep));
         const auto low_count = static_cast<std::size_t>(std::popcount(low_keep));
-        store_left_packed_pairs(out.values + m + low_count, _mm256_castps_si256(high), keep >> 4);
+        store_whole(out.values + m + low_count,
+                    left_packed_pairs(_mm256_castps_si256(high), keep >> 4));
         m += static_cast<std::size_t>(std::popcount(keep));
     }
     return append_portable(run, k, floor, out, m);
@@ -272,11 +230,11 @@ __attribute__((target("avx2"))) KeptArrays keep_avx2(const CandidateView in, std
         const auto real =
             static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(bins_low)) |
                                   (_mm256_movemask_pd(_mm256_castsi256_pd(bins_high)) << 4));
-        store_left_packed_pairs(out.bins + out.bin_count, _mm256_and_si256(bins_low, bin_bits),
-                                take & 0xfu);
+        store_whole(out.bins + out.bin_count,
+                    left_packed_pairs(_mm256_and_si256(bins_low, bin_bits), take & 0xfu));
         out.bin_count += static_cast<std::size_t>(std::popcount(take & 0xfu));
-        store_left_packed_pairs(out.bins + out.bin_count, _mm256_and_si256(bins_high, bin_bits),
-                                take >> 4);
+        store_whole(out.bins + out.bin_count,
+                    left_packed_pairs(_mm256_and_si256(bins_high, bin_bits), take >> 4));
         out.bin_count += static_cast<std::size_t>(std::popcount(take >> 4));
         // Re of every bin kept, Im of those kept that are not real.
         const std::uint32_t scalars = spread_bits(take) | (spread_bits(take & ~real) << 1);
@@ -284,10 +242,7 @@ __attribute__((target("avx2"))) KeptArrays keep_avx2(const CandidateView in, std
             const unsigned mask = (scalars >> (8 * half)) & 0xffu;
             const __m256i values =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in.values + j + 4 * half));
-            const __m256i order =
-                _mm256_load_si256(reinterpret_cast<const __m256i*>(kLeftPack.lanes[mask]));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.values + out.value_count),
-                                _mm256_permutevar8x32_epi32(values, order));
+            store_whole(out.values + out.value_count, left_packed(values, mask));
             out.value_count += static_cast<std::size_t>(std::popcount(mask));
         }
     }
@@ -298,41 +253,27 @@ __attribute__((target("avx2"))) KeptArrays keep_avx2(const CandidateView in, std
 
 }  // namespace
 
-bool cpu_supports(CompactPath path) {
-#if defined(GRADCODEC_X86_DISPATCH)
-    if (path == CompactPath::avx512) return cpu_has_avx512();
-    if (path == CompactPath::avx2) return cpu_has_avx2();
-#endif
-    return path == CompactPath::portable;
-}
-
-CompactPath fastest_compact_path() {
-    for (const CompactPath path : {CompactPath::avx512, CompactPath::avx2})
-        if (cpu_supports(path)) return path;
-    return CompactPath::portable;
-}
-
-std::size_t append_candidates(CompactPath path, const BinRun& run, std::uint32_t floor,
+std::size_t append_candidates(VectorPath path, const BinRun& run, std::uint32_t floor,
                               const CandidateArrays& out, std::size_t size) {
 #if defined(GRADCODEC_X86_DISPATCH)
-    if (path == CompactPath::avx512 && cpu_supports(path))
+    if (path == VectorPath::avx512 && cpu_supports(path))
         return append_avx512(run, floor, out, size);
-    if (path == CompactPath::avx2 && cpu_supports(path)) return append_avx2(run, floor, out, size);
+    if (path == VectorPath::avx2 && cpu_supports(path)) return append_avx2(run, floor, out, size);
 #endif
     (void)path;
     return append_portable(run, 0, floor, out, size);
 }
 
-void keep_candidates(CompactPath path, const CandidateView& in, std::uint32_t cut_bits,
+void keep_candidates(VectorPath path, const CandidateView& in, std::uint32_t cut_bits,
                      std::uint64_t ties, KeptArrays& out) {
     out.bin_count = 0;
     out.value_count = 0;
 #if defined(GRADCODEC_X86_DISPATCH)
-    if (path == CompactPath::avx512 && cpu_supports(path)) {
+    if (path == VectorPath::avx512 && cpu_supports(path)) {
         out = keep_avx512(in, cut_bits, ties, out);
         return;
     }
-    if (path == CompactPath::avx2 && cpu_supports(path)) {
+    if (path == VectorPath::avx2 && cpu_supports(path)) {
         out = keep_avx2(in, cut_bits, ties, out);
         return;
     }

@@ -164,30 +164,13 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void encode_runs_avx512(
 
 }  // namespace
 
-bool cpu_supports(QuantizerPath path) {
-    switch (path) {
-        case QuantizerPath::portable:
-            return true;
-#if defined(GRADCODEC_X86_DISPATCH)
-        case QuantizerPath::avx2:
-            return cpu_has_avx2();
-        case QuantizerPath::avx512:
-            return cpu_has_avx512();
-#else
-        default:
-            return false;
-#endif
-    }
-    return false;
-}
-
 template <typename Code>
-void encode_range_floats_on(QuantizerPath path, const RangeLadder& ladder, Rounding rounding,
+void encode_range_floats_on(VectorPath path, const RangeLadder& ladder, Rounding rounding,
                             std::span<const float> in, Code* out) {
 #if defined(GRADCODEC_X86_DISPATCH)
-    if (!cpu_supports(path)) path = QuantizerPath::portable;
-    if (path == QuantizerPath::avx512) return encode_runs_avx512(ladder, rounding, in, out);
-    if (path == QuantizerPath::avx2) return encode_runs_avx2(ladder, rounding, in, out);
+    if (!cpu_supports(path)) path = VectorPath::portable;
+    if (path == VectorPath::avx512) return encode_runs_avx512(ladder, rounding, in, out);
+    if (path == VectorPath::avx2) return encode_runs_avx2(ladder, rounding, in, out);
 #endif
     encode_runs<kLanes>(ladder, rounding, in, out);
 }
@@ -195,10 +178,7 @@ void encode_range_floats_on(QuantizerPath path, const RangeLadder& ladder, Round
 template <typename Code>
 void encode_range_floats(const RangeLadder& ladder, Rounding rounding, std::span<const float> in,
                          Code* out) {
-    static const QuantizerPath widest = cpu_supports(QuantizerPath::avx512) ? QuantizerPath::avx512
-                                        : cpu_supports(QuantizerPath::avx2)
-                                            ? QuantizerPath::avx2
-                                            : QuantizerPath::portable;
+    static const VectorPath widest = widest_vector_path();
     encode_range_floats_on(widest, ladder, rounding, in, out);
 }
 
@@ -213,11 +193,11 @@ void decode_range_floats(const RangeLadder& ladder, const Code* in, std::span<fl
 
 template void encode_range_floats<std::uint8_t>(const RangeLadder&, Rounding,
                                                 std::span<const float>, std::uint8_t*);
-template void encode_range_floats_on<std::uint8_t>(QuantizerPath, const RangeLadder&, Rounding,
+template void encode_range_floats_on<std::uint8_t>(VectorPath, const RangeLadder&, Rounding,
                                                    std::span<const float>, std::uint8_t*);
-template void encode_range_floats_on<std::uint16_t>(QuantizerPath, const RangeLadder&, Rounding,
+template void encode_range_floats_on<std::uint16_t>(VectorPath, const RangeLadder&, Rounding,
                                                     std::span<const float>, std::uint16_t*);
-template void encode_range_floats_on<std::uint32_t>(QuantizerPath, const RangeLadder&, Rounding,
+template void encode_range_floats_on<std::uint32_t>(VectorPath, const RangeLadder&, Rounding,
                                                     std::span<const float>, std::uint32_t*);
 template void encode_range_floats<std::uint16_t>(const RangeLadder&, Rounding,
                                                  std::span<const float>, std::uint16_t*);

@@ -8,6 +8,8 @@
 #include <optional>
 #include <span>
 
+#include "common/vector_path.hpp"
+
 namespace gradcodec {
 
 inline constexpr int kRangeMinBits = 2;
@@ -51,18 +53,15 @@ std::optional<RangeLadder> ladder_from_eps(int bits, int mantissa, double eps);
 // Encodes finite values to N-bit codes (non-finite input gets some code; callers handle it):
 // magnitudes at or above the top go to K, magnitudes below eps go to 0 or eps, whichever is
 // nearer (ties to eps). Code is std::uint8_t, std::uint16_t or std::uint32_t.
-// Runs on the widest QuantizerPath the CPU has.
+// Runs on the widest VectorPath the CPU has.
 template <typename Code>
 void encode_range_floats(const RangeLadder& ladder, Rounding rounding, std::span<const float> in,
                          Code* out);
 
-// The builds of the quantizer's loop: the baseline (SSE2) build defines the codes and the
-// others must match it, which tests check through encode_range_floats_on.
-enum class QuantizerPath { portable, avx2, avx512 };
-bool cpu_supports(QuantizerPath path);
-// The codes by `path`, for tests and benchmarks; a path the CPU lacks runs the portable code.
+// The codes by `path`, for tests and benchmarks: the baseline (SSE2) build defines the codes
+// and the others must match it. A path the CPU lacks runs the portable code.
 template <typename Code>
-void encode_range_floats_on(QuantizerPath path, const RangeLadder& ladder, Rounding rounding,
+void encode_range_floats_on(VectorPath path, const RangeLadder& ladder, Rounding rounding,
                             std::span<const float> in, Code* out);
 
 // Decodes N-bit codes (bits above N must be zero). Every code of a valid ladder is finite.
