@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/cpu_features.hpp"
+#include "common/left_pack.hpp"
 #include "select/selection.hpp"
 
 namespace gradcodec {
@@ -182,15 +183,39 @@ __attribute__((target("avx512f"))) std::size_t add_with_prefix_avx512(
     return i;
 }
 #pragma GCC diagnostic pop
+
+// Eight patterns per compare, left-packed through a permutation table; returns where the
+// portable loop takes over.
+__attribute__((target("avx2"))) std::size_t add_with_prefix_avx2(
+    std::span<const std::uint32_t> bits, unsigned shift, std::uint32_t prefix, Patterns& out) {
+    const __m256i wanted = _mm256_set1_epi32(static_cast<int>(prefix));
+    const __m128i count = _mm_cvtsi32_si128(static_cast<int>(shift));
+    std::uint32_t* to = out.data.get();
+    std::size_t size = out.size;
+    std::size_t i = 0;
+    for (; i + 8 <= bits.size(); i += 8) {
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bits.data() + i));
+        const unsigned match = lane_mask(_mm256_cmpeq_epi32(_mm256_srl_epi32(b, count), wanted));
+        store_whole(to + size, left_packed(b, match));
+        size += static_cast<std::size_t>(std::popcount(match));
+    }
+    out.size = size;
+    return i;
+}
 #endif
 
 // The patterns whose top digits equal `prefix`, in order.
-Patterns with_prefix(std::span<const std::uint32_t> bits, unsigned shift, std::uint32_t prefix) {
+Patterns with_prefix(VectorPath path, std::span<const std::uint32_t> bits, unsigned shift,
+                     std::uint32_t prefix) {
     Patterns out{scratch_array_for_overwrite<std::uint32_t>(bits.size() + kPatternSlack)};
     std::size_t first = 0;
 #if defined(GRADCODEC_X86_DISPATCH)
-    if (cpu_has_avx512()) first = add_with_prefix_avx512(bits, shift, prefix, out);
+    if (path == VectorPath::avx512 && cpu_supports(path))
+        first = add_with_prefix_avx512(bits, shift, prefix, out);
+    if (path == VectorPath::avx2 && cpu_supports(path))
+        first = add_with_prefix_avx2(bits, shift, prefix, out);
 #endif
+    (void)path;
     add_with_prefix(bits, first, shift, prefix, out);
     return out;
 }
@@ -256,7 +281,8 @@ ScratchVector<std::uint64_t> weighted_prefix_as(std::span<const float> scores,
 }  // namespace
 
 WeightCut weighted_cut(std::span<const std::uint32_t> bits,
-                       std::span<const std::uint32_t> singles_in, std::uint64_t target) {
+                       std::span<const std::uint32_t> singles_in, std::uint64_t target,
+                       VectorPath path) {
     std::uint64_t rest = target;
     const auto step = [&](const auto& weights) {
         const Reach r = bucket_reaching(weights, rest);
@@ -265,13 +291,13 @@ WeightCut weighted_cut(std::span<const std::uint32_t> bits,
     };
     const std::uint32_t top = step(digit_weights<kTopBuckets>(bits, singles_in, kTopShift));
     // Only the top bucket's members matter from here on.
-    const Patterns members = with_prefix(bits, kTopShift, top);
-    const Patterns single_members = with_prefix(singles_in, kTopShift, top);
+    const Patterns members = with_prefix(path, bits, kTopShift, top);
+    const Patterns single_members = with_prefix(path, singles_in, kTopShift, top);
     const std::uint32_t middle =
         step(digit_weights<kLowBuckets>(members.view(), single_members.view(), kLowBits));
     const std::uint32_t prefix = (top << kLowBits) | middle;
-    const Patterns last = with_prefix(members.view(), kLowBits, prefix);
-    const Patterns single_last = with_prefix(single_members.view(), kLowBits, prefix);
+    const Patterns last = with_prefix(path, members.view(), kLowBits, prefix);
+    const Patterns single_last = with_prefix(path, single_members.view(), kLowBits, prefix);
     return {
         (prefix << kLowBits) | step(digit_weights<kLowBuckets>(last.view(), single_last.view(), 0)),
         rest};

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "common/scratch.hpp"
+#include "common/vector_path.hpp"
 
 namespace gradcodec {
 
@@ -23,8 +24,10 @@ struct WeightCut {
 };
 
 // The cut found among candidates known to hold the whole prefix (every element at or above
-// some pattern): their magnitude patterns, and those of the singles among them.
+// some pattern): their magnitude patterns, and those of the singles among them. Every path
+// finds the same cut; tests compare them.
 WeightCut weighted_cut(std::span<const std::uint32_t> candidate_bits,
-                       std::span<const std::uint32_t> single_bits, std::uint64_t target);
+                       std::span<const std::uint32_t> single_bits, std::uint64_t target,
+                       VectorPath path = widest_vector_path());
 
 }  // namespace gradcodec
