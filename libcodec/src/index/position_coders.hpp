@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/scratch.hpp"
+#include "common/vector_path.hpp"
 #include "index/bit_stream.hpp"
 #include "index/position_coder.hpp"
 
@@ -75,7 +76,8 @@ struct RiceCosts {
     std::uint64_t block_bits = 0;
     ScratchVector<std::uint8_t> block_parameters;
 };
-RiceCosts rice_costs(std::span<const std::uint64_t> sorted);
+// Every VectorPath gives the same costs; tests compare them.
+RiceCosts rice_costs(std::span<const std::uint64_t> sorted, VectorPath path = widest_vector_path());
 
 // `bytes`, when known (from rice_costs), sizes the output once.
 ScratchVector<std::uint8_t> encode_rice(std::span<const std::uint64_t> sorted, unsigned r,

@@ -171,18 +171,74 @@ __attribute__((target("avx512f"))) bool leaf_shift_sums_avx512(const std::uint64
     return true;
 }
 #pragma GCC diagnostic pop
+
+// The low 32 bits of four 64-bit lanes each of `a` and `b`, a's first.
+__attribute__((target("avx2"), always_inline)) inline __m256i low_halves(__m256i a, __m256i b) {
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    return _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(a, even),
+                                     _mm256_permutevar8x32_epi32(b, even), 0x20);
+}
+
+// The sum of eight 32-bit lanes.
+__attribute__((target("avx2"), always_inline)) inline std::uint32_t lane_sum(__m256i v) {
+    __m128i x = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(1, 0, 3, 2)));
+    x = _mm_add_epi32(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(2, 3, 0, 1)));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(x));
+}
+
+// The four gaps that end at p[0..4), p[-1] being the position before them.
+__attribute__((target("avx2"), always_inline)) inline __m256i gaps_ending_at(
+    const std::uint64_t* p) {
+    const __m256i here = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i before = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p - 1));
+    return _mm256_sub_epi64(_mm256_sub_epi64(here, before), _mm256_set1_epi64x(1));
+}
+
+// As leaf_shift_sums_avx512, in four vectors of eight 32-bit gaps.
+__attribute__((target("avx2"))) bool leaf_shift_sums_avx2(const std::uint64_t* p, ShiftSums& s) {
+    __m256i narrow[4];
+    __m256i any = _mm256_setzero_si256();
+    for (std::size_t j = 0; j < 4; ++j) {
+        const __m256i low = gaps_ending_at(p + 8 * j), high = gaps_ending_at(p + 8 * j + 4);
+        any = _mm256_or_si256(any, _mm256_or_si256(low, high));
+        narrow[j] = low_halves(low, high);
+    }
+    const __m128i any2 =
+        _mm_or_si128(_mm256_castsi256_si128(any), _mm256_extracti128_si256(any, 1));
+    const auto any1 = static_cast<std::uint64_t>(_mm_cvtsi128_si64(any2)) |
+                      static_cast<std::uint64_t>(_mm_extract_epi64(any2, 1));
+    const auto top = static_cast<unsigned>(std::bit_width(any1));
+    if (top > 24) return false;
+    s.raise_top(top);
+    for (unsigned r = 0; r < top; ++r) {
+        const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(r));
+        const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_srl_epi32(narrow[0], shift),
+                                                              _mm256_srl_epi32(narrow[1], shift)),
+                                             _mm256_add_epi32(_mm256_srl_epi32(narrow[2], shift),
+                                                              _mm256_srl_epi32(narrow[3], shift)));
+        s.sum[r] += lane_sum(sum);
+    }
+    s.count += kLeafGaps;
+    return true;
+}
 #endif
 
 // Runs of at most 2^kRiceBlockLog2Max gaps. Rather than one loop per gap whose length follows
 // the gap's bit width (a mispredicted exit per gap), every shift up to the run's widest gap
 // is applied to all gaps of the run. Gaps under 2^24 (all but the sparsest sets') are summed
 // in 32-bit lanes, four per vector; a run of 256 of them cannot overflow.
-ShiftSums shift_sums(std::span<const std::uint64_t> sorted, std::size_t begin, std::size_t end) {
+ShiftSums shift_sums(VectorPath path, std::span<const std::uint64_t> sorted, std::size_t begin,
+                     std::size_t end) {
     ShiftSums s;
 #if defined(GRADCODEC_X86_DISPATCH)
-    if (cpu_has_avx512() && begin > 0 && end - begin == kLeafGaps &&
-        leaf_shift_sums_avx512(sorted.data() + begin, s))
-        return s;
+    if (begin > 0 && end - begin == kLeafGaps) {
+        const std::uint64_t* leaf = sorted.data() + begin;
+        if (path == VectorPath::avx512 && leaf_shift_sums_avx512(leaf, s)) return s;
+        if (path == VectorPath::avx2 && leaf_shift_sums_avx2(leaf, s)) return s;
+    }
+#else
+    (void)path;
 #endif
     constexpr std::size_t kRun = std::size_t{1} << kRiceBlockLog2Max;
     constexpr unsigned kNarrowBits = 24;
@@ -299,7 +355,8 @@ void decode_range(BitReader& in, std::uint64_t n, std::uint64_t count, unsigned 
 
 }  // namespace
 
-RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
+RiceCosts rice_costs(std::span<const std::uint64_t> sorted, VectorPath path) {
+    if (!cpu_supports(path)) path = VectorPath::portable;
     // Blocks of 2^5..2^8 gaps nest inside aligned 256-gap groups: build the 32-gap sums, then
     // merge pairs upwards, so every block size costs one pass in all.
     constexpr unsigned kLevels = kRiceBlockLog2Max - kRiceBlockLog2Min + 1;
@@ -314,7 +371,7 @@ RiceCosts rice_costs(std::span<const std::uint64_t> sorted) {
         std::array<ShiftSums, kGroup / kLeaf> level;
         std::size_t blocks = 0;
         for (std::size_t b = g; b < std::min(sorted.size(), g + kGroup); b += kLeaf) {
-            level[blocks++] = shift_sums(sorted, b, std::min(sorted.size(), b + kLeaf));
+            level[blocks++] = shift_sums(path, sorted, b, std::min(sorted.size(), b + kLeaf));
         }
         for (unsigned l = 0; l < kLevels; ++l) {
             for (std::size_t i = 0; i < blocks; ++i) {
@@ -373,9 +430,11 @@ ScratchVector<std::uint8_t> encode_rice_blocks(std::span<const std::uint64_t> so
     w.reserve(bytes);
     const std::size_t block = std::size_t{1} << log2_block;
     const bool known = parameters.size() == (sorted.size() + block - 1) / block;
+    static const VectorPath path = widest_vector_path();
     for (std::size_t b = 0; b < sorted.size(); b += block) {
         const std::size_t e = std::min(sorted.size(), b + block);
-        const unsigned r = known ? parameters[b >> log2_block] : shift_sums(sorted, b, e).best().r;
+        const unsigned r =
+            known ? parameters[b >> log2_block] : shift_sums(path, sorted, b, e).best().r;
         w.put(r, kRiceBlockParameterBits);
         encode_range(w, sorted, b, e, r);
     }
