@@ -14,10 +14,9 @@ using namespace gradcodec;
 namespace {
 
 std::vector<std::uint64_t> random_subset(std::uint64_t n, std::uint64_t k, std::mt19937_64& rng) {
-    // Floyd's algorithm: k distinct positions without an n-sized buffer.
+    // Floyd's algorithm: k distinct positions, each draw one step.
     std::vector<std::uint64_t> out;
-    std::vector<char> seen;
-    if (n <= 4'000'000) seen.assign(n, 0);
+    std::vector<char> seen(n, 0);
     for (std::uint64_t j = n - k; j < n; ++j) {
         const std::uint64_t t = rng() % (j + 1);
         const std::uint64_t pick = seen[t] ? j : t;
