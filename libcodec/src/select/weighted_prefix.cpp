@@ -280,8 +280,8 @@ ScratchVector<std::uint64_t> weighted_prefix_as(std::span<const float> scores,
 
 }  // namespace
 
-WeightCut weighted_cut(std::span<const std::uint32_t> bits,
-                       std::span<const std::uint32_t> singles_in, std::uint64_t target,
+WeightCut weighted_cut(std::span<const std::uint32_t> candidate_bits,
+                       std::span<const std::uint32_t> single_bits, std::uint64_t target,
                        VectorPath path) {
     std::uint64_t rest = target;
     const auto step = [&](const auto& weights) {
@@ -289,10 +289,11 @@ WeightCut weighted_cut(std::span<const std::uint32_t> bits,
         rest -= r.above;
         return r.bucket;
     };
-    const std::uint32_t top = step(digit_weights<kTopBuckets>(bits, singles_in, kTopShift));
+    const std::uint32_t top =
+        step(digit_weights<kTopBuckets>(candidate_bits, single_bits, kTopShift));
     // Only the top bucket's members matter from here on.
-    const Patterns members = with_prefix(path, bits, kTopShift, top);
-    const Patterns single_members = with_prefix(path, singles_in, kTopShift, top);
+    const Patterns members = with_prefix(path, candidate_bits, kTopShift, top);
+    const Patterns single_members = with_prefix(path, single_bits, kTopShift, top);
     const std::uint32_t middle =
         step(digit_weights<kLowBuckets>(members.view(), single_members.view(), kLowBits));
     const std::uint32_t prefix = (top << kLowBits) | middle;
