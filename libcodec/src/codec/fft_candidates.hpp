@@ -33,8 +33,9 @@ struct FftSelection {
 bool select_while_transforming(const SpectrumLayout& s, std::span<const float> x,
                                std::uint64_t target, FftSelection& out);
 
-// The compaction at the heart of it, portable, with AVX-512's compress instructions, or with
-// AVX2's compares and lane permutations, chosen at run time; exposed so tests can compare them.
+// The compaction at the heart of it, below, runs on the VectorPath given: portable, with
+// AVX-512's compress instructions, or with AVX2's compares and lane permutations. The codec
+// takes the widest; tests compare them all.
 
 // A run of bins and their scores; null scores stand for the bins' squared magnitudes, which
 // the compaction then computes as score_chunk would at scale 1, while the bins are in registers.
