@@ -396,8 +396,6 @@ TEST_CASE("the largest magnitude is the largest pattern with the sign cleared, N
 
 namespace {
 
-// The bins the whole-spectrum path keeps: every chunk transformed and scored (the tail's
-// scores scaled), then ranked by select_by_weight.
 // Where two bin lists first differ, or "" where they are equal. A CHECK on the lists
 // themselves would print every bin of a large spectrum when it fails: minutes of output.
 std::string first_difference(std::span<const std::uint64_t> got,
@@ -413,6 +411,8 @@ std::string first_difference(std::span<const std::uint64_t> got,
     return std::to_string(got.size()) + " bins, expected " + std::to_string(want.size());
 }
 
+// The bins the whole-spectrum path keeps: every chunk transformed and scored (the tail's
+// scores scaled), then ranked by select_by_weight.
 ScratchVector<std::uint64_t> whole_spectrum_selection(const std::vector<float>& x,
                                                       std::uint32_t chunk, std::uint64_t target) {
     const SpectrumLayout s(ChunkLayout(x.size(), chunk));
