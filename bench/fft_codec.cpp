@@ -1,6 +1,7 @@
 // fft / dct codec throughput against the raw FFTW transform at the same chunk size, in the
 // same run: GB/s of float32 input (encode) or output (decode) for a 16 MiB tensor, one core.
-// Target (issue 5): fft encode and decode each >= 35% of raw FFTW r2c.
+// README's figures and targets come from here: fft encode at D=0.15 against raw r2c at the
+// default chunk, and the table of chunk sizes.
 #include <benchmark/benchmark.h>
 
 #include <complex>

@@ -43,7 +43,7 @@ std::span<const std::byte> bytes_of(const std::vector<float>& v) {
 }
 
 TensorMeta meta_for(std::vector<std::uint64_t> shape) {
-    return {"grad", DType::f32, shape};
+    return {"grad", DType::f32, std::move(shape)};
 }
 
 std::vector<float> round_trip(const std::string& spec, const TensorMeta& meta,

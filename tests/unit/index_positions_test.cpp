@@ -113,7 +113,7 @@ TEST_CASE("the chosen coder is within 5% of log2 C(n,k) on uniform positions", "
 TEST_CASE("hostile position sections are refused", "[index]") {
     const std::uint64_t n = 1000;
     const std::vector<std::uint64_t> p = {3, 70, 500, 999};
-    auto expect_damaged = [&](std::vector<std::uint8_t> bytes, std::uint64_t nn) {
+    auto expect_damaged = [&](const std::vector<std::uint8_t>& bytes, std::uint64_t nn) {
         try {
             decode(bytes, nn);
             FAIL("accepted");

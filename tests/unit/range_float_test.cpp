@@ -291,6 +291,7 @@ std::vector<float> every_range_class(const RangeLadder& l, std::mt19937& rng) {
     }
     for (int i = 0; i < 5000; ++i) bits.push_back(static_cast<std::uint32_t>(rng()));
     std::vector<float> out;
+    out.reserve(bits.size());
     for (const std::uint32_t b : bits) out.push_back(std::bit_cast<float>(b));
     return out;
 }
