@@ -1,8 +1,8 @@
 #pragma once
-// Range-based N-bit float codes on the device: the same integer arithmetic as the CPU's
-// encode_range_floats / decode_range_floats (quant/range_float.cpp), so for one ladder the
-// codes agree bit for bit. The ladder itself (mantissa choice, clamps, the non-finite list)
-// is chosen on the host by write_range_section, which needs the whole value set anyway.
+// Range-based N-bit float codes on the device: each thread runs the per-element functions of
+// quant/range_code.hpp, as the CPU's encode_range_floats / decode_range_floats do, so for one
+// ladder the codes agree bit for bit. The ladder itself (mantissa choice, clamps, the non-finite
+// list) is chosen on the host by write_range_section, which needs the whole value set anyway.
 #include <cstdint>
 
 #include "quant/range_float.hpp"

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/cpu_features.hpp"
+#include "quant/range_code.hpp"
 
 namespace gradcodec {
 namespace {
@@ -73,57 +74,7 @@ std::optional<RangeLadder> ladder_from_eps(int bits, int mantissa, double eps) {
     return l;
 }
 
-namespace {
-
-// The per-element work is straight-line code with no branch: key by shift (after adding half
-// a step for nearest), clamp to the top, the below-eps rule, then the sign. The loops run over
-// fixed runs of kLanes with __restrict pointers, a shape GCC vectorises even at -O2's
-// "very cheap" cost model (a variable-length loop there stays scalar: 4x slower).
-constexpr std::size_t kLanes = 16;
-
-struct EncodeConstants {
-    std::uint32_t half;
-    int shift;
-    std::int32_t offset;  // pbase - 1: key - offset is the magnitude code
-    std::int32_t top;
-    std::int32_t half_eps;
-    int sign_shift;
-};
-
-template <typename Code>
-inline void encode_run(const EncodeConstants& k, const float* __restrict src, Code* __restrict out,
-                       std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t b = std::bit_cast<std::uint32_t>(src[i]);
-        const std::uint32_t u = b & kMagnitudeMask;
-        std::int32_t code = static_cast<std::int32_t>((u + k.half) >> k.shift) - k.offset;
-        code = std::min(code, k.top);
-        const std::int32_t low = static_cast<std::int32_t>(u) >= k.half_eps ? 1 : 0;
-        code = code < 1 ? low : code;
-        out[i] = static_cast<Code>(((b >> 31) << k.sign_shift) | static_cast<std::uint32_t>(code));
-    }
-}
-
-struct DecodeConstants {
-    int shift;
-    std::uint32_t offset;
-    std::uint32_t magnitude_mask;
-    int sign_shift;
-};
-
-template <typename Code>
-inline void decode_run(const DecodeConstants& k, const Code* __restrict in, float* __restrict dst,
-                       std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t c = in[i];
-        const std::uint32_t magnitude = c & k.magnitude_mask;
-        const std::uint32_t sign = ((c >> k.sign_shift) & 1u) << 31;
-        const std::uint32_t bits = magnitude == 0 ? 0u : (magnitude + k.offset) << k.shift;
-        dst[i] = std::bit_cast<float>(bits | sign);
-    }
-}
-
-EncodeConstants encode_constants(const RangeLadder& ladder, Rounding rounding) {
+RangeEncodeConstants range_encode_constants(const RangeLadder& ladder, Rounding rounding) {
     const int shift = ladder.shift();
     return {rounding == Rounding::nearest && shift > 0 ? 1u << (shift - 1) : 0u,
             shift,
@@ -133,13 +84,37 @@ EncodeConstants encode_constants(const RangeLadder& ladder, Rounding rounding) {
             ladder.bits - 1};
 }
 
+RangeDecodeConstants range_decode_constants(const RangeLadder& ladder) {
+    return {ladder.shift(), ladder.pbase - 1, ladder.top_code(), ladder.bits - 1};
+}
+
+namespace {
+
+// The per-element work (range_code, range_value_bits) has no branch. The loops run over
+// fixed runs of kLanes with __restrict pointers, a shape GCC vectorises even at -O2's
+// "very cheap" cost model (a variable-length loop there stays scalar: 4x slower).
+constexpr std::size_t kLanes = 16;
+
+template <typename Code>
+inline void encode_run(const RangeEncodeConstants& k, const float* __restrict src,
+                       Code* __restrict out, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+        out[i] = static_cast<Code>(range_code(k, std::bit_cast<std::uint32_t>(src[i])));
+}
+
+template <typename Code>
+inline void decode_run(const RangeDecodeConstants& k, const Code* __restrict in,
+                       float* __restrict dst, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) dst[i] = std::bit_cast<float>(range_value_bits(k, in[i]));
+}
+
 // `Lanes` must be a multiple of the vector's byte lanes, or the byte codes stay scalar. Always
 // inlined, so that the AVX2 build below gets its own copy; encode_run must not be: GCC 12 does
 // not vectorise its loop once it is always_inline.
 template <std::size_t Lanes, typename Code>
 [[gnu::always_inline]] inline void encode_runs(const RangeLadder& ladder, Rounding rounding,
                                                std::span<const float> in, Code* out) {
-    const EncodeConstants k = encode_constants(ladder, rounding);
+    const RangeEncodeConstants k = range_encode_constants(ladder, rounding);
     const std::size_t n = in.size();
     std::size_t i = 0;
     for (; i + Lanes <= n; i += Lanes) encode_run(k, in.data() + i, out + i, Lanes);
@@ -184,7 +159,7 @@ void encode_range_floats(const RangeLadder& ladder, Rounding rounding, std::span
 
 template <typename Code>
 void decode_range_floats(const RangeLadder& ladder, const Code* in, std::span<float> out) {
-    const DecodeConstants k{ladder.shift(), ladder.pbase - 1, ladder.top_code(), ladder.bits - 1};
+    const RangeDecodeConstants k = range_decode_constants(ladder);
     const std::size_t n = out.size();
     std::size_t i = 0;
     for (; i + kLanes <= n; i += kLanes) decode_run(k, in + i, out.data() + i, kLanes);
