@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "common/scratch.hpp"
@@ -32,33 +33,41 @@ DistFit first_fit(std::span<const float> x, Distribution d) {
     return d == Distribution::exp ? fit_exp(s) : fit_gpareto(s);
 }
 
+// One later stage: over `cur`, the magnitudes above the last threshold (summed in `s`), the
+// next threshold min(cur) + Q(fit(cur - min(cur)), per); none when the stages should stop,
+// because nothing is above or cur already holds no more than the target.
+// (ours) Each stage aims at the density still missing, from the count it actually has:
+// per = (target / |cur|)^(1 / stages left). The reference's fixed per = r^(1/(M-1)) lets the
+// errors of early stages compound; here the last stage asks its fit for exactly the fraction
+// of cur that the target needs, a moderate quantile that fits get right.
+std::optional<double> stage_threshold(const TailStats& s, Distribution d, double target,
+                                      int stages_left) {
+    if (s.count == 0) return std::nullopt;
+    const double tmin = s.min;
+    const DistFit f = d == Distribution::exp ? fit_exp(s, tmin) : fit_gpareto(s, tmin);
+    const double per = std::pow(target / static_cast<double>(s.count), 1.0 / stages_left);
+    if (per >= 1.0) return std::nullopt;
+    return tmin + tail_quantile(f, per);
+}
+
 // Stages 2..M over `tail` (the magnitudes above the first-stage threshold eta1). Stage j keeps
 // cur = {a > eta}, and sets eta = min(cur) + Q(fit(cur - min(cur)), per_j).
 double staged_threshold(std::span<const float> tail, double eta1, int stages, double density,
                         std::uint64_t n, Distribution d) {
     const double target = density * static_cast<double>(n);
-    const Distribution later = d == Distribution::exp ? Distribution::exp : Distribution::gpareto;
     double eta = eta1;
     ScratchVector<float> work;  // a shrunk copy of the current set, once it halves
     std::span<const float> cur = tail;
     for (int stage = 1; stage < stages; ++stage) {
         const TailStats s = tail_stats(cur, float_threshold(eta));
-        if (s.count == 0) break;  // nothing above: keep the last eta
-        const double tmin = s.min;
-        const DistFit f = later == Distribution::exp ? fit_exp(s, tmin) : fit_gpareto(s, tmin);
-        // (ours) Each stage aims at the density still missing, from the count it actually has:
-        // per = (target / |cur|)^(1 / stages left). The reference's fixed per = r^(1/(M-1))
-        // lets the errors of early stages compound; here the last stage asks its fit for exactly
-        // the fraction of cur that the target needs, a moderate quantile that fits get right.
-        const int left = stages - stage;
-        const double per = std::pow(target / static_cast<double>(s.count), 1.0 / left);
-        if (per >= 1.0) break;  // cur already holds no more than the target
-        eta = tmin + tail_quantile(f, per);
+        const std::optional<double> next_eta = stage_threshold(s, d, target, stages - stage);
+        if (!next_eta) break;
+        eta = *next_eta;
         if (2 * s.count < cur.size()) {
             ScratchVector<float> next;
             next.reserve(s.count);
-            gather_magnitudes_at_least(cur, bits_above(float_threshold(tmin)), next);
-            // gather keeps > tmin; the minimum itself is at tmin and is below the new eta.
+            gather_magnitudes_at_least(cur, bits_above(float_threshold(s.min)), next);
+            // gather keeps > s.min; the minimum itself is below the new eta.
             work = std::move(next);
             cur = work;
         }
@@ -69,6 +78,26 @@ double staged_threshold(std::span<const float> tail, double eta1, int stages, do
 double log_distance(std::uint64_t count, double target) {
     if (count == 0) return std::numeric_limits<double>::infinity();
     return std::fabs(std::log(static_cast<double>(count) / target));
+}
+
+// The stage count asked for; or, with stages=auto, the first of 1..bound whose count lands in
+// the accepted band around `target`, else the one whose count is nearest it.
+template <class Attempt>
+SidcoThreshold choose_stages(const SidcoParams& p, double target, Attempt&& attempt) {
+    if (p.stages > 1) return attempt(p.stages);
+    SidcoThreshold best;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (int m = 1; m <= sidco_auto_stage_bound(p.density); ++m) {
+        const SidcoThreshold t = attempt(m);
+        const double ratio = static_cast<double>(t.count) / target;
+        if (ratio >= kSidcoAcceptLow && ratio <= kSidcoAcceptHigh) return t;
+        const double d = log_distance(t.count, target);
+        if (m == 1 || d < best_distance) {
+            best = t;
+            best_distance = d;
+        }
+    }
+    return best;
 }
 
 void merge(TailStats& into, const TailStats& part) {
@@ -106,16 +135,12 @@ DistFit group_first_fit(const ScorePasses& passes, std::uint64_t n, Distribution
 double group_staged_threshold(const ScorePasses& passes, double eta1, int stages, double density,
                               std::uint64_t n, Distribution d) {
     const double target = density * static_cast<double>(n);
-    const Distribution later = d == Distribution::exp ? Distribution::exp : Distribution::gpareto;
     double eta = eta1;
     for (int stage = 1; stage < stages; ++stage) {
-        const TailStats s = group_tail_stats(passes, float_threshold(eta));
-        if (s.count == 0) break;
-        const double tmin = s.min;
-        const DistFit f = later == Distribution::exp ? fit_exp(s, tmin) : fit_gpareto(s, tmin);
-        const double per = std::pow(target / static_cast<double>(s.count), 1.0 / (stages - stage));
-        if (per >= 1.0) break;
-        eta = tmin + tail_quantile(f, per);
+        const std::optional<double> next_eta = stage_threshold(
+            group_tail_stats(passes, float_threshold(eta)), d, target, stages - stage);
+        if (!next_eta) break;
+        eta = *next_eta;
     }
     return eta;
 }
@@ -145,20 +170,7 @@ SidcoThreshold group_sidco_threshold(const ScorePasses& passes, std::uint64_t n,
         t.count = count_above(t.threshold);
         return t;
     };
-    if (p.stages > 1) return attempt(p.stages);
-    SidcoThreshold best;
-    double best_distance = std::numeric_limits<double>::infinity();
-    for (int m = 1; m <= sidco_auto_stage_bound(p.density); ++m) {
-        const SidcoThreshold t = attempt(m);
-        const double ratio = static_cast<double>(t.count) / target;
-        if (ratio >= kSidcoAcceptLow && ratio <= kSidcoAcceptHigh) return t;
-        const double d = log_distance(t.count, target);
-        if (m == 1 || d < best_distance) {
-            best = t;
-            best_distance = d;
-        }
-    }
-    return best;
+    return choose_stages(p, target, attempt);
 }
 
 int sidco_auto_stage_bound(double density) {
@@ -192,21 +204,7 @@ SidcoThreshold sidco_threshold(std::span<const float> x, const SidcoParams& p) {
         t.count = count_at_least(tail, bits_above(t.threshold));
         return t;
     };
-    if (p.stages > 1) return attempt(p.stages);
-    const int bound = sidco_auto_stage_bound(p.density);
-    SidcoThreshold best;
-    double best_distance = std::numeric_limits<double>::infinity();
-    for (int m = 1; m <= bound; ++m) {
-        const SidcoThreshold t = attempt(m);
-        const double ratio = static_cast<double>(t.count) / target;
-        if (ratio >= kSidcoAcceptLow && ratio <= kSidcoAcceptHigh) return t;
-        const double d = log_distance(t.count, target);
-        if (m == 1 || d < best_distance) {
-            best = t;
-            best_distance = d;
-        }
-    }
-    return best;
+    return choose_stages(p, target, attempt);
 }
 
 Selection select_sidco(std::span<const float> x, const SidcoParams& params) {
