@@ -7,19 +7,12 @@
 
 #include "cufft_backend.hpp"
 #include "device_buffer.hpp"
+#include "test_data.hpp"
 #include "transform/fft_backend.hpp"
 
 using namespace gradcodec;
 
 namespace {
-
-std::vector<float> random_values(std::size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> dist(0.0f, 1.0f);
-    std::vector<float> v(n);
-    for (auto& x : v) x = dist(rng);
-    return v;
-}
 
 // Bins and coefficients of N(0,1) input grow like sqrt(size); both backends round in float.
 double tolerance(std::size_t size) {
@@ -34,7 +27,8 @@ TEST_CASE("cuFFT forward and inverse agree with FFTW on batches of many sizes",
     const FftBackend& cpu = fftw_backend();
     for (const std::size_t size : {1, 2, 3, 5, 8, 97, 256, 1000, 4096}) {
         const std::size_t count = 7, bins = r2c_bins(size);
-        const std::vector<float> x = random_values(size * count, static_cast<unsigned>(size));
+        const std::vector<float> x =
+            testing::normal_values(size * count, static_cast<unsigned>(size));
         std::vector<std::complex<float>> want(bins * count);
         cpu.forward_r2c({size, count, size, bins}, x.data(), want.data());
         DeviceBuffer<float> in(x);
@@ -59,7 +53,8 @@ TEST_CASE("the cuFFT DCT-II agrees with FFTW's and DCT-III inverts it", "[gpu][t
     const FftBackend& cpu = fftw_backend();
     for (const std::size_t size : {1, 2, 3, 4, 7, 16, 31, 256, 1000}) {
         const std::size_t count = 5;
-        const std::vector<float> x = random_values(size * count, static_cast<unsigned>(size + 1));
+        const std::vector<float> x =
+            testing::normal_values(size * count, static_cast<unsigned>(size + 1));
         std::vector<float> want(size * count);
         cpu.dct2({size, count, size, size}, x.data(), want.data());
         DeviceBuffer<float> in(x);

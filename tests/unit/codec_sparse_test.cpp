@@ -8,6 +8,7 @@
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 #include "select/topk.hpp"
+#include "test_data.hpp"
 
 using namespace gradcodec;
 
@@ -23,14 +24,6 @@ std::vector<float> decode_floats(const EncodedTensor& e, const TensorMeta& meta)
     return out;
 }
 
-std::vector<float> heavy_tailed(std::size_t n, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::student_t_distribution<float> t(3);
-    std::vector<float> x(n);
-    for (auto& v : x) v = t(rng) * 1e-3f;
-    return x;
-}
-
 TensorMeta meta_of(std::size_t n) {
     return {"layer.weight", DType::f32, {n}};
 }
@@ -39,7 +32,7 @@ TensorMeta meta_of(std::size_t n) {
 
 TEST_CASE("every sparse selector round-trips: kept values exact in f32, zeros elsewhere",
           "[codec][sparse]") {
-    const auto x = heavy_tailed(50000, 1);
+    const auto x = testing::student_t_values(50000, 1);
     const TensorMeta meta = meta_of(x.size());
     for (const char* spec :
          {"topk:density=0.01,values=f32", "topk:count=17,values=f32",
@@ -67,7 +60,7 @@ TEST_CASE("every sparse selector round-trips: kept values exact in f32, zeros el
 }
 
 TEST_CASE("top-k keeps exactly k and reports its target density", "[codec][sparse]") {
-    const auto x = heavy_tailed(100000, 2);
+    const auto x = testing::student_t_values(100000, 2);
     const TensorMeta meta = meta_of(x.size());
     const EncodedTensor e =
         encode_tensor(parse_codec_spec("topk:density=0.001"), meta, as_bytes(x));
@@ -82,7 +75,7 @@ TEST_CASE("top-k keeps exactly k and reports its target density", "[codec][spars
 
 TEST_CASE("sparse codecs work on f16, bf16 and f64 tensors and f16/bf16 values",
           "[codec][sparse]") {
-    const auto x = heavy_tailed(4096, 3);
+    const auto x = testing::student_t_values(4096, 3);
     for (const DType dt : {DType::f64, DType::f16, DType::bf16}) {
         const TensorMeta meta{"t", dt, {64, 64}};
         std::vector<std::byte> data(meta.byte_count());
@@ -164,7 +157,7 @@ TEST_CASE("degenerate tensors encode and decode under every selector", "[codec][
 }
 
 TEST_CASE("hostile sparse payloads are refused, never crash", "[codec][sparse]") {
-    const auto x = heavy_tailed(3000, 4);
+    const auto x = testing::student_t_values(3000, 4);
     const TensorMeta meta = meta_of(x.size());
     for (const char* spec :
          {"topk:density=0.01", "topk:density=0.5,values=f32", "sidco:density=0.01,zstd=off"}) {

@@ -9,6 +9,7 @@
 #include "select/dgc.hpp"
 #include "select/sidco.hpp"
 #include "select/topk.hpp"
+#include "test_data.hpp"
 
 using namespace gradcodec;
 using Catch::Detail::Approx;
@@ -21,14 +22,6 @@ std::vector<float> laplace(std::size_t n, double b, std::uint64_t seed) {
     std::bernoulli_distribution sign(0.5);
     std::vector<float> x(n);
     for (auto& v : x) v = static_cast<float>(sign(rng) ? e(rng) : -e(rng));
-    return x;
-}
-
-std::vector<float> student_t3(std::size_t n, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::student_t_distribution<float> t(3);
-    std::vector<float> x(n);
-    for (auto& v : x) v = t(rng) * 1e-3f;
     return x;
 }
 
@@ -73,7 +66,7 @@ TEST_CASE("single-stage SIDCo GP matches the generalized Pareto quantile", "[sel
 
 TEST_CASE("SIDCo stages=auto brings heavy tails within [0.8, 1.25] of the target",
           "[select][sidco]") {
-    const auto x = student_t3(1'000'000, 4);
+    const auto x = testing::student_t_values(1'000'000, 4);
     for (const Distribution dist :
          {Distribution::exp, Distribution::gpareto, Distribution::gamma}) {
         for (const double d : {0.01, 0.001}) {
@@ -131,7 +124,7 @@ TEST_CASE("SIDCo handles all-zero, constant, tiny and subnormal tensors", "[sele
 }
 
 TEST_CASE("DGC keeps between 0.8k and 1.3k, or exactly the top k", "[select][dgc]") {
-    const auto x = student_t3(300000, 6);
+    const auto x = testing::student_t_values(300000, 6);
     for (const double d : {0.1, 0.01, 0.001}) {
         const std::uint64_t k = topk_count(x.size(), d);
         const Selection s = select_dgc(x, {d, 0.01, 9});
@@ -144,7 +137,7 @@ TEST_CASE("DGC keeps between 0.8k and 1.3k, or exactly the top k", "[select][dgc
 }
 
 TEST_CASE("DGC is reproducible for a given seed", "[select][dgc]") {
-    const auto x = student_t3(200000, 8);
+    const auto x = testing::student_t_values(200000, 8);
     const Selection a = select_dgc(x, {0.001, 0.01, 42});
     const Selection b = select_dgc(x, {0.001, 0.01, 42});
     CHECK(a.indices == b.indices);
@@ -189,7 +182,7 @@ TEST_CASE("DGC keeps within 0.8 and 1.3 times the target count on small tensors"
     // Sizes of the sample CNN's biases and weights; 1.3 * ceil(density * n) would admit 5 of 32
     // (1.56 times the target 3.2) at density 0.1.
     for (const std::size_t n : {32u, 64u, 288u, 10240u, 18432u}) {
-        const auto x = student_t3(n, n);
+        const auto x = testing::student_t_values(n, n);
         for (const double d : {0.1, 0.01}) {
             const std::uint64_t k = topk_count(n, d);
             const double target = d * static_cast<double>(n);

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_data.hpp"
 #include "transform/fft_backend.hpp"
 
 using namespace gradcodec;
@@ -14,14 +15,6 @@ using namespace gradcodec;
 namespace {
 
 const std::size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 64, 97, 128, 251, 1000};
-
-std::vector<float> random_values(std::size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> dist(0.0f, 1.0f);
-    std::vector<float> v(n);
-    for (auto& x : v) x = dist(rng);
-    return v;
-}
 
 std::vector<std::complex<double>> naive_dft(const float* x, std::size_t n) {
     std::vector<std::complex<double>> out(r2c_bins(n));
@@ -68,7 +61,7 @@ TEST_CASE("the FFTW r2c matches a naive DFT at small sizes, primes, 1 and 2", "[
     const FftBackend& fft = fftw_backend();
     for (std::size_t n : kSizes) {
         INFO("size " << n);
-        const auto x = random_values(n, static_cast<unsigned>(n));
+        const auto x = testing::normal_values(n, static_cast<unsigned>(n));
         std::vector<std::complex<float>> got(r2c_bins(n));
         fft.forward_r2c({n, 1, n, r2c_bins(n)}, x.data(), got.data());
         const auto want = naive_dft(x.data(), n);
@@ -83,7 +76,7 @@ TEST_CASE("c2r after r2c gives back size times the input", "[transform]") {
     const FftBackend& fft = fftw_backend();
     for (std::size_t n : kSizes) {
         INFO("size " << n);
-        const auto x = random_values(n, 7 + static_cast<unsigned>(n));
+        const auto x = testing::normal_values(n, 7 + static_cast<unsigned>(n));
         std::vector<std::complex<float>> spectrum(r2c_bins(n));
         std::vector<float> back(n);
         fft.forward_r2c({n, 1, n, r2c_bins(n)}, x.data(), spectrum.data());
@@ -98,7 +91,7 @@ TEST_CASE("the orthonormal DCT-II matches a naive DCT and DCT-III inverts it", "
     const FftBackend& fft = fftw_backend();
     for (std::size_t n : kSizes) {
         INFO("size " << n);
-        const auto x = random_values(n, 100 + static_cast<unsigned>(n));
+        const auto x = testing::normal_values(n, 100 + static_cast<unsigned>(n));
         std::vector<float> coeffs(n), back(n);
         fft.dct2({n, 1, n, n}, x.data(), coeffs.data());
         const auto want = naive_dct2(x.data(), n);
@@ -120,7 +113,7 @@ TEST_CASE("a batch with padded strides and unaligned chunks transforms each chun
         // Offset by one float so every chunk start is misaligned for SIMD at least once.
         std::vector<float> storage(1 + count * in_stride);
         float* in = storage.data() + 1;
-        const auto values = random_values(count * in_stride, 3);
+        const auto values = testing::normal_values(count * in_stride, 3);
         std::copy(values.begin(), values.end(), in);
         std::vector<std::complex<float>> spectrum(count * out_stride);
         fft.forward_r2c({n, count, in_stride, out_stride}, in, spectrum.data());
@@ -145,7 +138,8 @@ TEST_CASE("threads planning and running transforms at once get the same results"
     const FftBackend& fft = fftw_backend();
     const std::size_t sizes[] = {301, 302, 303, 304, 305, 306, 307, 308};
     std::vector<std::vector<float>> inputs, outputs(8), expected(8);
-    for (std::size_t t = 0; t < 8; ++t) inputs.push_back(random_values(sizes[t], 50 + unsigned(t)));
+    for (std::size_t t = 0; t < 8; ++t)
+        inputs.push_back(testing::normal_values(sizes[t], 50 + unsigned(t)));
     std::vector<std::thread> threads;
     for (std::size_t t = 0; t < 8; ++t) {
         threads.emplace_back([&, t] {
