@@ -1,15 +1,6 @@
 # The paper's Fig. 8 vector through the real CLI: rangeq:bits=8,mantissa=3,eps=0.125,
 # round=truncate encodes 0.256 to code 9, which decodes to 0.25 (format-spec/codec-rangeq.md).
-# Usage: rangeq_fig8.sh GRADCODEC [ignored arguments of the CLI test harness]
-set -uo pipefail
-GC="$1"
-case "$GC" in */*) GC="$(cd "$(dirname "$GC")" && pwd)/$(basename "$GC")" ;; esac  # we cd below
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-FAILURES=0
-fail() { echo "FAIL: $*" >&2; FAILURES=$((FAILURES + 1)); }
-pass() { echo "ok: $*"; }
+source "$(dirname "$0")/testlib.bash"
 SPEC="rangeq:bits=8,mantissa=3,eps=0.125,round=truncate"
 
 # 0.256f is 0x3E83126F and 0.25f is 0x3E800000, little-endian.
@@ -31,5 +22,4 @@ printf '\x6f\x12\x83\x3e\x6f\x12\x83\xbe\xcd\xcc\x4c\x3d' > in3.raw   # 0.256, -
 got="$(od -An -tx1 out3.raw 2>/dev/null | tr -d ' \n')"
 if [ "$got" = "0000803e000080be00000000" ]; then pass "signs and the below-eps rule"; else fail "got '$got', expected 0000803e000080be00000000"; fi
 
-if [ "$FAILURES" -ne 0 ]; then echo "$FAILURES failure(s)" >&2; exit 1; fi
-echo "all passed"
+finish
