@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <complex>
-#include <random>
 #include <vector>
 
 #include "cufft_backend.hpp"

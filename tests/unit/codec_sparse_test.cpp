@@ -1,7 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <vector>
 
 #include "common/small_float.hpp"

@@ -9,6 +9,7 @@
 #include "fit/ks_distance.hpp"
 #include "gradcodec/error.hpp"
 #include "gradcodec/fit.hpp"
+#include "test_data.hpp"
 
 using namespace gradcodec;
 using Catch::Detail::Approx;
@@ -111,10 +112,7 @@ TEST_CASE("the KS distance is small for a true model and large for a wrong one",
 }
 
 TEST_CASE("fit_tensor reports params, KS, thresholds and the exact top-k threshold", "[fit]") {
-    std::mt19937_64 rng(19);
-    std::student_t_distribution<float> t3(3);
-    std::vector<float> x(100000);
-    for (auto& v : x) v = t3(rng) * 1e-3f;
+    const std::vector<float> x = testing::student_t_values(100000, 19);
     const FitReport r = fit_tensor(
         x, {Distribution::exp, Distribution::gpareto, Distribution::gamma}, {0.01, 0.001});
     CHECK(r.elements == x.size());

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <complex>
 #include <numbers>
-#include <random>
 #include <thread>
 #include <vector>
 
