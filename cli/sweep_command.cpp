@@ -27,7 +27,11 @@ constexpr const char* kDefaultCodecs =
     "dgc:density=0.001;dgc:density=0.01;dgc:density=0.1;"
     "sidco:density=0.001;sidco:density=0.01;sidco:density=0.1;"
     "fft:density=0.01;fft:density=0.05;fft:density=0.15;"
-    "dct:density=0.01;dct:density=0.05;dct:density=0.15";
+    "dct:density=0.01;dct:density=0.05;dct:density=0.15;"
+    "randomk:density=0.01;randomk:density=0.1;"
+    "qsgd:levels=1;qsgd:levels=4;qsgd:levels=16;terngrad;"
+    "sign;onebit;natural;"
+    "lowrank:rank=1;lowrank:rank=4;lowrank:rank=16";
 
 std::vector<CodecSpec> parse_codec_list(const std::string& text) {
     std::vector<CodecSpec> out;

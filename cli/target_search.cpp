@@ -7,20 +7,36 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <random>
 
 #include "cli_support.hpp"
 
 namespace gradcodec::cli {
 namespace {
 
-enum class Knob { none, density, bits, cast };
+// density: a real number bisected in log space; ladder: an integer key whose larger values
+// cost more and err less (rangeq's bits, qsgd's levels, lowrank's rank).
+enum class Knob { none, density, ladder, cast };
 
 Knob knob_of(const CodecSpec& spec) {
-    for (const char* name : {"topk", "dgc", "sidco", "fft", "dct"})
+    for (const char* name : {"topk", "dgc", "sidco", "fft", "dct", "randomk"})
         if (spec.name == name) return Knob::density;
-    if (spec.name == "rangeq") return Knob::bits;
+    for (const char* name : {"rangeq", "qsgd", "lowrank"})
+        if (spec.name == name) return Knob::ladder;
     if (spec.name == "cast") return Knob::cast;
     return Knob::none;
+}
+
+struct Ladder {
+    const char* key;
+    std::vector<int> steps;  // increasing
+};
+
+Ladder ladder_of(const CodecSpec& spec) {
+    if (spec.name == "qsgd") return {"levels", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 256}};
+    if (spec.name == "lowrank")
+        return {"rank", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128}};
+    return {"bits", {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}};
 }
 
 std::string short_number(double v, int digits = 6) {
@@ -104,17 +120,18 @@ TargetChoice density_search(const CodecSpec& spec, const Target& target, Scope s
     return {best.first, describe(best.first, best.second)};
 }
 
-TargetChoice bits_search(const CodecSpec& spec, const Target& target, Scope scope,
-                         std::span<const UnitTensor> unit, const TensorLoader& load,
-                         const EncodeOptions& options) {
+TargetChoice ladder_search(const CodecSpec& spec, const Target& target, Scope scope,
+                           std::span<const UnitTensor> unit, const TensorLoader& load,
+                           const EncodeOptions& options) {
     std::uint64_t n = 0;
     for (const UnitTensor& t : unit) n += t.meta.element_count();
     const bool rate = target.kind == TargetKind::bits;
     const double budget_bytes = std::floor(target.value * double(n) / 8.0);
     std::optional<std::pair<CodecSpec, UnitMeasure>> chosen, closest;
-    // More bits cost more and err less: a rate keeps the last that fits, an error the first.
-    for (int bits = 2; bits <= 16; ++bits) {
-        const CodecSpec c = spec.with("bits", std::to_string(bits));
+    // A higher step costs more and errs less: a rate keeps the last that fits, an error the first.
+    const Ladder ladder = ladder_of(spec);
+    for (const int step : ladder.steps) {
+        const CodecSpec c = spec.with(ladder.key, std::to_string(step));
         UnitMeasure m = measure_unit(c, scope, unit, load, options, !rate);
         const bool ok =
             rate ? double(m.record_bytes) <= budget_bytes : m.metrics.rel_l2 <= target.value;
@@ -128,7 +145,7 @@ TargetChoice bits_search(const CodecSpec& spec, const Target& target, Scope scop
     }
     if (!chosen) {
         fail(ErrorKind::usage, unit_name(unit) + ": --target " + target.text +
-                                   " is out of reach for rangeq: " +
+                                   " is out of reach for " + spec.name + ": " +
                                    describe(closest->first, closest->second) + " is the closest");
     }
     return {chosen->first, describe(chosen->first, chosen->second)};
@@ -168,21 +185,22 @@ bool is_pointwise(const Target& target) {
 
 void check_target_applies(const CodecSpec& spec, const Target& target) {
     const Knob knob = knob_of(spec);
-    const bool fits = is_pointwise(target) ? knob == Knob::bits || knob == Knob::cast
-                                           : knob == Knob::bits || knob == Knob::density;
+    const bool fits = is_pointwise(target)
+                          ? (knob == Knob::ladder && spec.name == "rangeq") || knob == Knob::cast
+                          : knob == Knob::ladder || knob == Knob::density;
     if (!fits) {
         fail(ErrorKind::usage,
              "--target " + target.text + ": codec '" + spec.name + "' has no knob for it; " +
                  (is_pointwise(target)
                       ? "abs= and rel= apply to rangeq and cast"
-                      : "bits= and rel_l2= apply to topk, dgc, sidco, fft, dct (density) "
-                        "and rangeq (bits)"));
+                      : "bits= and rel_l2= apply to topk, dgc, sidco, fft, dct, randomk "
+                        "(density), rangeq (bits), qsgd (levels) and lowrank (rank)"));
     }
-    for (const char* key : {"density", "count", "bits", "to"}) {
+    for (const char* key : {"density", "count", "bits", "levels", "rank", "to"}) {
         if (!spec.get(key)) continue;
         const bool chosen = (knob == Knob::density && (std::strcmp(key, "density") == 0 ||
                                                        std::strcmp(key, "count") == 0)) ||
-                            (knob == Knob::bits && std::strcmp(key, "bits") == 0) ||
+                            (knob == Knob::ladder && std::strcmp(key, ladder_of(spec).key) == 0) ||
                             (knob == Knob::cast && std::strcmp(key, "to") == 0);
         if (chosen) {
             fail(ErrorKind::usage, "--target " + target.text + " chooses " + key +
@@ -192,15 +210,34 @@ void check_target_applies(const CodecSpec& spec, const Target& target) {
     }
 }
 
-TargetChoice choose_for_target(const CodecSpec& spec, const Target& target, Scope scope,
+namespace {
+
+// A stochastic codec measured without a seed would draw another one for the record that is
+// finally written; a seed fixed for the search makes that record the one measured.
+CodecSpec with_fixed_seed(const CodecSpec& spec) {
+    if (spec.get("seed")) return spec;
+    for (const char* name : {"randomk", "qsgd", "lowrank"}) {
+        if (spec.name != name) continue;
+        std::random_device source;
+        const std::uint64_t seed = ((std::uint64_t{source()} << 32) | source()) >> 1;
+        return spec.with("seed", std::to_string(seed));
+    }
+    return spec;
+}
+
+}  // namespace
+
+TargetChoice choose_for_target(const CodecSpec& given, const Target& target, Scope scope,
                                std::span<const UnitTensor> unit, const TensorLoader& load,
                                const EncodeOptions& options) {
-    check_target_applies(spec, target);
+    check_target_applies(given, target);
+    const CodecSpec spec = with_fixed_seed(given);
     if (is_pointwise(target)) {
         if (unit.size() != 1) fail(ErrorKind::usage, "pointwise targets apply tensor by tensor");
         return pointwise_choice(spec, target, unit[0], load, options);
     }
-    if (knob_of(spec) == Knob::bits) return bits_search(spec, target, scope, unit, load, options);
+    if (knob_of(spec) == Knob::ladder)
+        return ladder_search(spec, target, scope, unit, load, options);
     return density_search(spec, target, scope, unit, load, options);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// --target KEY=VALUE: the codec's knob (density, or rangeq's bits, or cast's type) chosen by
-// search so a unit meets a rate or error target. Every candidate is really encoded, and
-// error targets are checked by decoding, never estimated.
+// --target KEY=VALUE: the codec's knob (density; rangeq's bits, qsgd's levels or lowrank's rank;
+// cast's type) chosen by search so a unit meets a rate or error target. Every candidate is really
+// encoded, and error targets are checked by decoding, never estimated.
 //   bits=B    the unit's records spend at most B bits per value (framing included)
 //   rel_l2=E  the smallest setting whose relative L2 error over the unit is at most E
 //   abs=A     every decoded value within A of the original (rangeq, cast), per tensor

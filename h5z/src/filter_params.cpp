@@ -13,8 +13,10 @@ namespace {
 
 }  // namespace
 
+// fft and dct transform whole tensors, and lowrank needs a matrix where the filter sees a
+// flat run of values; every other codec encodes any run of values on its own.
 bool codec_runs_per_chunk(std::uint16_t codec_id) {
-    return codec_id >= 1 && codec_id <= 4;
+    return (codec_id >= 1 && codec_id <= 4) || (codec_id >= 7 && codec_id <= 10);
 }
 
 std::vector<unsigned> pack_filter_params(const FilterParams& params) {

@@ -23,6 +23,12 @@ _CODEC_IDS = {
     "threshold": 4,
     "dgc": 4,
     "sidco": 4,
+    "randomk": 7,
+    "qsgd": 8,
+    "terngrad": 8,
+    "sign": 9,
+    "onebit": 9,
+    "natural": 10,
 }
 
 

@@ -26,7 +26,7 @@ expect_absent out.h5
 cp good.gcs newer.gcs
 printf '\x02' | dd of=newer.gcs bs=1 seek=8 conv=notrunc status=none
 expect_exit 3 "a newer major version is refused" -- "$GC" decode newer.gcs -o out.h5
-expect_stderr "format version 2.1"
+expect_stderr "format version 2.2"
 expect_absent out.h5
 
 expect_exit 3 "inspect refuses a truncated stream too" -- "$GC" inspect truncated.gcs

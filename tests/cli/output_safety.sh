@@ -32,5 +32,5 @@ expect_exit 0 "--help exits 0" -- "$GC" encode --help
 "$GC" --help > help.txt
 if grep -q "Exit codes: 0 ok, 2 usage error, 3 bad input or damaged stream, 4 I/O failure" help.txt; then pass "--help documents exit codes"; else fail "--help lacks exit codes"; fi
 "$GC" --version > version.txt
-if grep -q "format 1.1" version.txt && grep -q "fftw" version.txt; then pass "--version prints format and FFT backends"; else fail "--version: $(cat version.txt)"; fi
+if grep -q "format 1.2" version.txt && grep -q "fftw" version.txt; then pass "--version prints format and FFT backends"; else fail "--version: $(cat version.txt)"; fi
 finish

@@ -44,7 +44,7 @@ for row in "meta/vlen_utf8 +hdf5 vlen string +4 +typed" "kinds/compound +hdf5 co
     if grep -qE "^$row" table.txt; then pass "inspect row: $row"; else fail "no inspect row '$row' in: $(cat table.txt)"; fi
 done
 expect_exit 0 "inspect --json lists them" -- bash -c "'$GC' inspect --json typed.gcs > typed.json"
-expect_exit 0 "with dtype, codec, shape and element count" -- jq -e '.format_version == "1.1" and ([.tensors[] | select(.codec == "typed")] | length) == 25 and (.tensors[] | select(.name == "meta/vlen_2d") | .dtype == "hdf5 vlen string" and .shape == [2, 2] and .elements == 4)' typed.json
+expect_exit 0 "with dtype, codec, shape and element count" -- jq -e '.format_version == "1.2" and ([.tensors[] | select(.codec == "typed")] | length) == 25 and (.tensors[] | select(.name == "meta/vlen_2d") | .dtype == "hdf5 vlen string" and .shape == [2, 2] and .elements == 4)' typed.json
 
 # fit and sweep pass them by: they are not gradients.
 expect_exit 0 "fit skips typed datasets" -- bash -c "'$GC' fit typed.h5 --json > fit.json"

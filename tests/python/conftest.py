@@ -21,6 +21,14 @@ SPECS = [
     "sidco:dist=gamma,density=0.05",
     "fft:density=0.25",
     "dct:density=0.25",
+    # The stochastic codecs with a seed: encoding is then a pure function of the values.
+    "randomk:density=0.05,seed=1",
+    "qsgd:levels=4,seed=2",
+    "terngrad:seed=3",
+    "sign",
+    "onebit",
+    "natural:seed=4",
+    "lowrank:rank=2,seed=5",
 ]
 
 

@@ -63,12 +63,12 @@ TEST_CASE("a stream reads back the records that were written, in order", "[strea
     CHECK(link.target == "/step_00010/fc.weight");
 }
 
-TEST_CASE("a stream starts with the non-ASCII magic and version 1.1", "[stream]") {
+TEST_CASE("a stream starts with the non-ASCII magic and version 1.2", "[stream]") {
     const auto bytes = sample_stream();
     CHECK(bytes[0] == 0x89);
     CHECK(bytes[1] == 'G');
     CHECK(bytes[8] == 1);
-    CHECK(bytes[10] == 1);
+    CHECK(bytes[10] == 2);
 }
 
 TEST_CASE("a stream without its end marker is truncated", "[stream]") {
@@ -88,7 +88,7 @@ TEST_CASE("a newer minor version is accepted and a newer major refused", "[strea
         FAIL("accepted");
     } catch (const Error& e) {
         CHECK_THAT(e.what(),
-                   Catch::Contains("format version 2.1") && Catch::Contains("understands 1.1"));
+                   Catch::Contains("format version 2.2") && Catch::Contains("understands 1.2"));
     }
 }
 

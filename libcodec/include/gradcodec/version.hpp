@@ -8,7 +8,7 @@
 namespace gradcodec {
 
 inline constexpr std::uint16_t kFormatMajor = 1;
-inline constexpr std::uint16_t kFormatMinor = 1;  // 1.1: typed dataset records
+inline constexpr std::uint16_t kFormatMinor = 2;  // 1.2: codec ids 7-11
 
 const char* library_version();
 std::string format_version_string();      // "1.0"

@@ -22,6 +22,12 @@ enum CodecId : std::uint16_t {
     kCodecSparse = 4,
     kCodecFft = 5,
     kCodecDct = 6,
+    // Format 1.2: the compressors of the field's comparisons.
+    kCodecRandomk = 7,
+    kCodecLevels = 8,  // qsgd, terngrad
+    kCodecSign = 9,    // sign, onebit
+    kCodecNatural = 10,
+    kCodecLowrank = 11,
 };
 
 struct CodecDef {
@@ -54,6 +60,13 @@ extern const CodecDef kDgcCodec;
 extern const CodecDef kSidcoCodec;
 extern const CodecDef kFftCodec;
 extern const CodecDef kDctCodec;
+extern const CodecDef kRandomkCodec;
+extern const CodecDef kQsgdCodec;  // qsgd and terngrad share kCodecLevels
+extern const CodecDef kTerngradCodec;
+extern const CodecDef kSignCodec;  // sign and onebit share kCodecSign
+extern const CodecDef kOnebitCodec;
+extern const CodecDef kNaturalCodec;
+extern const CodecDef kLowrankCodec;
 
 std::span<const CodecDef* const> all_codecs();
 

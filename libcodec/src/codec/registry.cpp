@@ -8,9 +8,11 @@ namespace gradcodec {
 
 // Several names may share one id when they write the same payload (the threshold selectors).
 std::span<const CodecDef* const> all_codecs() {
-    static const std::array<const CodecDef*, 9> codecs{
-        &kLosslessCodec, &kCastCodec,  &kRangeqCodec, &kTopkCodec, &kThresholdCodec,
-        &kDgcCodec,      &kSidcoCodec, &kFftCodec,    &kDctCodec};
+    static const std::array<const CodecDef*, 16> codecs{
+        &kLosslessCodec,  &kCastCodec,    &kRangeqCodec,  &kTopkCodec,
+        &kThresholdCodec, &kDgcCodec,     &kSidcoCodec,   &kFftCodec,
+        &kDctCodec,       &kRandomkCodec, &kQsgdCodec,    &kTerngradCodec,
+        &kSignCodec,      &kOnebitCodec,  &kNaturalCodec, &kLowrankCodec};
     return codecs;
 }
 

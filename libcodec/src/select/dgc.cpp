@@ -6,20 +6,13 @@
 #include <vector>
 
 #include "common/scratch.hpp"
+#include "common/seeded_random.hpp"
 #include "select/magnitude_scan.hpp"
 #include "select/radix_cut.hpp"
 #include "select/topk.hpp"
 
 namespace gradcodec {
 namespace {
-
-// SplitMix64: a fixed, portable generator, so a seed means the same sample on every platform.
-std::uint64_t splitmix64(std::uint64_t seed) {
-    std::uint64_t z = seed + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 // The k_s-th largest magnitude of the sample.
 std::uint32_t sampled_threshold(std::span<const float> x, const DgcParams& p) {

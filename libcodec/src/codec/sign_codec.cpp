@@ -1,0 +1,179 @@
+// sign and onebit: one bit per value (set when the value is negative) and per bucket 0, 1 or
+// 2 reconstruction values (format-spec/codec-sign.md). signSGD sends the bits alone,
+// EF-signSGD the bucket's mean magnitude with them, 1-bit SGD the means of each side.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "codec/codec_def.hpp"
+#include "codec/float_codec.hpp"
+#include "codec/stochastic_keys.hpp"
+#include "common/byte_io.hpp"
+#include "common/float_values.hpp"
+#include "common/parallel.hpp"
+#include "common/spec_params.hpp"
+#include "gradcodec/error.hpp"
+#include "quant/sign_means.hpp"
+
+namespace gradcodec {
+namespace {
+
+struct SignParams {
+    SignLevels kind = SignLevels::mean_magnitude;
+    std::uint64_t bucket = 0;
+};
+
+std::any compile_sign(const CodecSpec& spec) {
+    SpecParams p(spec);
+    SignParams out;
+    out.kind = p.choice("scale", "mean", {"mean", "none"}) == "mean" ? SignLevels::mean_magnitude
+                                                                     : SignLevels::unit;
+    out.bucket = parse_bucket(p, 0);
+    p.finish();
+    return out;
+}
+
+std::any compile_onebit(const CodecSpec& spec) {
+    SpecParams p(spec);
+    SignParams out;
+    out.kind = SignLevels::two_means;
+    out.bucket = parse_bucket(p, 0);
+    p.finish();
+    return out;
+}
+
+// Buckets per piece of parallel work: whole buckets, and whole bytes of sign bits.
+std::uint64_t buckets_per_piece(std::uint64_t bucket) {
+    std::uint64_t per = std::max<std::uint64_t>(1, (std::uint64_t{1} << 16) / bucket);
+    while (per * bucket % 8 != 0) ++per;
+    return per;
+}
+
+void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+            const EncodeOptions&, ByteOutput& out) {
+    const auto& params = std::any_cast<const SignParams&>(compiled);
+    encode_float32(meta, data, [&](std::span<const float> x) {
+        require_finite(meta, x);
+        const std::uint64_t n = x.size();
+        const std::uint64_t bucket = effective_bucket(params.bucket, n);
+        const std::uint64_t buckets = bucket_count(n, bucket);
+        const unsigned per_bucket = sign_level_count(params.kind);
+        ByteWriter w(out);
+        w.u8(static_cast<std::uint8_t>(params.kind));
+        w.u64(bucket);
+        const std::uint64_t level_bytes = 4 * per_bucket * buckets;
+        std::uint8_t* levels = out.extend(level_bytes + (n + 7) / 8);
+        std::uint8_t* bits = levels + level_bytes;
+        std::fill(bits, bits + (n + 7) / 8, 0);
+        parallel_pieces(
+            buckets, buckets_per_piece(bucket), [&](std::size_t first, std::size_t count) {
+                for (std::size_t b = first; b < first + count; ++b) {
+                    const auto values = x.subspan(b * bucket, std::min(bucket, n - b * bucket));
+                    float stored[2];
+                    stored_levels(params.kind, sign_pair(params.kind, values), stored);
+                    for (unsigned l = 0; l < per_bucket; ++l) {
+                        std::uint32_t word;
+                        std::memcpy(&word, &stored[l], 4);
+                        for (int i = 0; i < 4; ++i)
+                            levels[4 * (per_bucket * b + l) + i] =
+                                static_cast<std::uint8_t>(word >> (8 * i));
+                    }
+                    for (std::size_t i = 0; i < values.size(); ++i) {
+                        const std::uint64_t at = b * bucket + i;
+                        if (values[i] < 0)
+                            bits[at / 8] |= static_cast<std::uint8_t>(1u << (at % 8));
+                    }
+                }
+            });
+    });
+}
+
+struct Header {
+    SignLevels kind;
+    std::uint64_t bucket, buckets;
+};
+
+Header read_header(ByteReader& r, std::uint64_t n) {
+    const std::uint8_t kind = r.u8();
+    if (kind > 2) r.damaged("unknown reconstruction kind " + std::to_string(kind));
+    Header h{static_cast<SignLevels>(kind), r.u64(), 0};
+    if (h.bucket < 1) r.damaged("bucket size 0");
+    h.buckets = bucket_count(n, h.bucket);
+    r.require(h.buckets, 4 * sign_level_count(h.kind), "bucket reconstruction values");
+    return h;
+}
+
+void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
+            std::span<std::byte> out) {
+    const std::uint64_t n = meta.element_count();
+    ByteReader r(payload, meta.name, "sign payload");
+    const Header h = read_header(r, n);
+    const unsigned per_bucket = sign_level_count(h.kind);
+    // Plain signs keep no state per bucket: one pair serves them all, whatever the bucket size.
+    ScratchVector<SignPair> pairs(per_bucket == 0 ? 1 : h.buckets);
+    for (SignPair& pair : pairs) {
+        float stored[2];
+        for (unsigned l = 0; l < per_bucket; ++l) {
+            stored[l] = r.f32();
+            if (!std::isfinite(stored[l])) r.damaged("a reconstruction value that is not finite");
+        }
+        pair = pair_of_stored(h.kind, stored);
+    }
+    const auto bits = r.bytes((n + 7) / 8);
+    r.expect_end();
+    if (n % 8 != 0 && (bits.back() >> (n % 8)) != 0) r.damaged("non-zero padding bits");
+    decode_float32(meta, out, [&](std::span<float> x) {
+        for (std::uint64_t i = 0; i < n; ++i) {
+            const SignPair& pair = pairs[per_bucket == 0 ? 0 : i / h.bucket];
+            x[i] = (bits[i / 8] >> (i % 8) & 1) ? pair.negative : pair.non_negative;
+        }
+    });
+}
+
+PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
+    const std::uint64_t n = meta.element_count();
+    ByteReader r(payload, meta.name, "sign payload");
+    const Header h = read_header(r, n);
+    r.bytes(4 * sign_level_count(h.kind) * h.buckets);
+    r.bytes((n + 7) / 8);
+    r.expect_end();
+    PayloadStats s;
+    s.has_bit_split = true;
+    s.value_bits = 8 * payload.size();
+    return s;
+}
+
+std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+                            const EncodeOptions&) {
+    const auto& params = std::any_cast<const SignParams&>(compiled);
+    const std::uint64_t n = meta.element_count();
+    const std::uint64_t buckets = bucket_count(n, effective_bucket(params.bucket, n));
+    return 9 + 4 * sign_level_count(params.kind) * buckets + (n + 7) / 8;
+}
+
+}  // namespace
+
+const CodecDef kSignCodec{"sign",
+                          kCodecSign,
+                          "signSGD / EF-signSGD: one bit per value (scale=mean|none, bucket=0 "
+                          "for the whole tensor)",
+                          true,
+                          compile_sign,
+                          encode,
+                          decode,
+                          describe,
+                          payload_bound};
+const CodecDef kOnebitCodec{"onebit",
+                            kCodecSign,
+                            "1-bit SGD: one bit per value and the means of each side per "
+                            "bucket (bucket=0 for the whole tensor)",
+                            true,
+                            compile_onebit,
+                            encode,
+                            decode,
+                            describe,
+                            payload_bound};
+
+}  // namespace gradcodec
