@@ -4,11 +4,15 @@
 // the read fail with a message instead of returning garbage.
 #include "filter_class.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gradcodec/codec.hpp"
@@ -160,10 +164,24 @@ HdfBuffer allocate(std::uint64_t bytes) {
     return buffer;
 }
 
+// HDF5 refuses to create a dataset whose chunk holds 4 GiB or more.
+constexpr std::uint64_t kMaxChunkBytes = 0xFFFFFFFFu;
+
+std::string values_text(std::uint64_t count, DType dtype) {
+    return std::to_string(count) + " " + std::string(dtype_name(dtype)) + " values";
+}
+
+// The chunk's size in bytes as the parameters give it, refused when HDF5 could not have
+// created such a chunk. Nothing is allocated from a count before it passes here.
 std::size_t chunk_bytes(const FilterParams& params, DType dtype) {
     if (params.element_count == 0)
         fail(ErrorKind::bad_input, "the parameters hold no chunk size (set_local did not run)");
-    return static_cast<std::size_t>(params.element_count) * dtype_size(dtype);
+    if (params.element_count > kMaxChunkBytes / dtype_size(dtype)) {
+        fail(ErrorKind::bad_input, "the parameters claim " +
+                                       values_text(params.element_count, dtype) +
+                                       " per chunk, more than HDF5's 4 GiB chunk limit");
+    }
+    return static_cast<std::size_t>(params.element_count * dtype_size(dtype));
 }
 
 DType params_dtype(const FilterParams& params) {
@@ -171,6 +189,95 @@ DType params_dtype(const FilterParams& params) {
     if (!dtype)
         fail(ErrorKind::bad_input, "unknown dtype code " + std::to_string(params.dtype_code));
     return *dtype;
+}
+
+// What the filter needs of an open dataset: the parameters of each gradcodec filter in its
+// pipeline (none for most datasets) and its chunk's element count and dtype.
+struct OpenDataset {
+    std::vector<std::vector<unsigned>> params;
+    std::uint64_t element_count = 0;
+    std::optional<DType> dtype;
+};
+
+// Calls only functions that cannot fail on a dataset of any layout, type or pipeline, so that
+// nothing lands on HDF5's error stack.
+OpenDataset describe(hid_t dataset) {
+    OpenDataset out;
+    const hid_t dcpl = H5Dget_create_plist(dataset);
+    if (dcpl < 0) return out;
+    const int filters = H5Pget_layout(dcpl) == H5D_CHUNKED ? H5Pget_nfilters(dcpl) : 0;
+    for (int i = 0; i < filters; ++i) {
+        std::vector<unsigned> values(kMaxCdValues);
+        std::size_t count = values.size();
+        unsigned flags = 0, config = 0;
+        if (H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &count, values.data(), 0,
+                           nullptr, &config) == GRADCODEC_H5Z_FILTER_ID) {
+            values.resize(std::min(count, values.size()));
+            out.params.push_back(std::move(values));
+        }
+    }
+    if (!out.params.empty()) {
+        hsize_t dims[H5S_MAX_RANK] = {};
+        const int rank = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
+        out.element_count = rank > 0 ? 1 : 0;
+        for (int d = 0; d < rank; ++d) {
+            if (__builtin_mul_overflow(out.element_count, std::uint64_t{dims[d]},
+                                       &out.element_count))
+                out.element_count = UINT64_MAX;
+        }
+        const hid_t type = H5Dget_type(dataset);
+        if (type >= 0) {
+            out.dtype = dtype_of_dataset_type(type);
+            H5Tclose(type);
+        }
+    }
+    H5Pclose(dcpl);
+    return out;
+}
+
+// On a read HDF5 gives the filter the stored bytes and their size, never the size of the
+// chunk it will copy out of the buffer the filter returns: that size comes from the dataset's
+// chunk dimensions and type. The parameters carry a copy of it, which an edited file can
+// falsify together with the frame, so the copy is checked against the datasets HDF5 has open:
+// each one whose pipeline carries exactly these parameters must have chunks of that count and
+// dtype, and at least one must. A dataset's creation properties never change while it is
+// open and HDF5 does not reuse identifiers, so each open dataset is described once per thread.
+void confirm_chunk(std::span<const unsigned> cd, const FilterParams& params, DType dtype) {
+    thread_local std::unordered_map<hid_t, OpenDataset> described;
+    const ssize_t open = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_DATASET);
+    std::vector<hid_t> ids(open > 0 ? static_cast<std::size_t>(open) : 0);
+    const ssize_t listed =
+        ids.empty() ? 0 : H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_DATASET, ids.size(), ids.data());
+    ids.resize(listed > 0 ? std::min(static_cast<std::size_t>(listed), ids.size()) : 0);
+    std::unordered_map<hid_t, OpenDataset> now;  // closed datasets drop out
+    now.reserve(ids.size());
+    for (const hid_t id : ids) {
+        const auto known = described.find(id);
+        now.emplace(id, known != described.end() ? std::move(known->second) : describe(id));
+    }
+    described.swap(now);
+    bool found = false;
+    for (const auto& [id, dataset] : described) {
+        const bool carries = std::any_of(
+            dataset.params.begin(), dataset.params.end(), [&](const std::vector<unsigned>& p) {
+                return std::equal(p.begin(), p.end(), cd.begin(), cd.end());
+            });
+        if (!carries) continue;
+        found = true;
+        if (dataset.element_count != params.element_count || dataset.dtype != dtype) {
+            const std::string held =
+                dataset.dtype ? values_text(dataset.element_count, *dataset.dtype)
+                              : std::to_string(dataset.element_count) + " values of another type";
+            fail(ErrorKind::damaged_stream, "the parameters claim " +
+                                                values_text(params.element_count, dtype) +
+                                                " per chunk, the dataset's chunks hold " + held);
+        }
+    }
+    if (!found) {
+        fail(ErrorKind::usage,
+             "no open dataset carries these filter parameters, so the size of the chunk HDF5 "
+             "reads cannot be confirmed (a virtual dataset's sources are opened without one)");
+    }
 }
 
 std::size_t encode_chunk(const FilterParams& params, std::size_t nbytes, std::size_t* buf_size,
@@ -193,18 +300,28 @@ std::size_t encode_chunk(const FilterParams& params, std::size_t nbytes, std::si
     return size;
 }
 
-std::size_t decode_chunk(const FilterParams& params, std::size_t nbytes, std::size_t* buf_size,
-                         void** buf) {
+// HDF5 passes the stored frame (`nbytes` of the `*buf_size` allocated at `*buf`) and copies
+// the chunk's size in bytes out of what the filter returns, so the filter returns exactly
+// that: the parameters, the chunk of the dataset being read and the frame's header must agree
+// on dtype and element count before anything is allocated.
+std::size_t decode_chunk(std::span<const unsigned> cd, const FilterParams& params,
+                         std::size_t nbytes, std::size_t* buf_size, void** buf) {
+    const DType dtype = params_dtype(params);
+    const std::size_t bytes = chunk_bytes(params, dtype);
+    confirm_chunk(cd, params, dtype);
+    if (nbytes > *buf_size) {
+        fail(ErrorKind::usage, "HDF5 passed " + std::to_string(nbytes) + " stored bytes in a " +
+                                   std::to_string(*buf_size) + "-byte buffer");
+    }
     const std::span<const std::uint8_t> frame(static_cast<const std::uint8_t*>(*buf), nbytes);
     const FrameInfo info = read_frame_info(frame);
-    const DType dtype = params_dtype(params);
-    if (info.dtype != dtype || info.element_count != params.element_count) {
+    if (info.dtype != dtype || info.element_count != params.element_count ||
+        info.shape.size() != 1) {
         fail(ErrorKind::damaged_stream,
-             "the chunk's frame holds " + std::to_string(info.element_count) + " " +
-                 std::string(dtype_name(info.dtype)) + " values, the dataset's chunk " +
-                 std::to_string(params.element_count) + " " + std::string(dtype_name(dtype)));
+             "the chunk's frame holds " + values_text(info.element_count, info.dtype) +
+                 " of rank " + std::to_string(info.shape.size()) + ", the dataset's chunk " +
+                 values_text(params.element_count, dtype) + " of rank 1");
     }
-    const std::size_t bytes = chunk_bytes(params, dtype);
     HdfBuffer values = allocate(bytes);
     decode_frame_into(frame, {reinterpret_cast<std::byte*>(values.get()), bytes});
     H5free_memory(*buf);
@@ -216,8 +333,9 @@ std::size_t decode_chunk(const FilterParams& params, std::size_t nbytes, std::si
 std::size_t filter(unsigned int flags, std::size_t cd_nelmts, const unsigned int cd_values[],
                    std::size_t nbytes, std::size_t* buf_size, void** buf) {
     return guarded<std::size_t>("gradcodec_filter", 0, [&] {
-        const FilterParams params = unpack_filter_params({cd_values, cd_nelmts});
-        return (flags & H5Z_FLAG_REVERSE) ? decode_chunk(params, nbytes, buf_size, buf)
+        const std::span<const unsigned> cd(cd_values, cd_nelmts);
+        const FilterParams params = unpack_filter_params(cd);
+        return (flags & H5Z_FLAG_REVERSE) ? decode_chunk(cd, params, nbytes, buf_size, buf)
                                           : encode_chunk(params, nbytes, buf_size, buf);
     });
 }
