@@ -312,7 +312,10 @@ void add_simulate(CLI::App& app, SimulateArgs& a) {
         "trainer applies\n"
         "(the gradient g; with --momentum M, the momentum update m = M*m + g); drift = ||sum(sent "
         "- u)|| /\n"
-        "||sum u|| over the steps so far; bytes = the step's records on the wire.\n\n"
+        "||sum u|| over the steps so far; bytes = the step's records on the wire.\n"
+        "A stochastic codec's seed=S seeds the first step, S+t step t (random-k then draws new "
+        "positions\nevery step, as error feedback needs); without seed= every record draws a fresh "
+        "seed.\n\n"
         "Example:\n  gradcodec simulate dump.h5 --codec topk:density=0.01 --error-feedback "
         "off\n\n" +
         std::string(kExitCodeHelp));

@@ -44,6 +44,16 @@ struct Simulation {
     Scope scope;
     bool feedback;
     std::map<std::string, ParameterState> state;  // by dataset name within its step
+    std::uint64_t steps_done = 0;
+
+    // A stochastic codec's seed=S is the first step's seed, S + t step t's: reproducible, yet
+    // random-k draws new positions every step, as error feedback needs.
+    CodecSpec spec_for_step() const {
+        const auto seed = spec.get("seed");
+        if (!seed) return spec;
+        const std::uint64_t first = std::stoull(std::string(*seed));
+        return spec.with("seed", std::to_string((first + steps_done) & ~(std::uint64_t{1} << 63)));
+    }
 
     static std::string parameter_name(const std::string& path) {
         return path.substr(path.rfind('/') + 1);
@@ -123,7 +133,8 @@ struct Simulation {
             const auto b = std::as_bytes(std::span<const float>(inputs[i]));
             return std::vector<std::byte>(b.begin(), b.end());
         };
-        UnitEncoder encoder(spec, scope, unit, load, EncodeOptions{});
+        UnitEncoder encoder(spec_for_step(), scope, unit, load, EncodeOptions{});
+        ++steps_done;
         StepResult r{display_name(g.path)};
         double error = 0, norm = 0;
         for (std::size_t i = 0; i < unit.size(); ++i) {
