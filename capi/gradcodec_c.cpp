@@ -86,6 +86,14 @@ gc_status encode(gc_codec* codec, gc_dtype dtype, const void* src, size_t n, voi
             return failure(GC_ERROR_USAGE,
                            "gc_encode_frame_feedback: decoded overlaps src or residual");
         }
+        // The library refuses every other overlap; this one it would not see once the values
+        // are copied below (a dst overlapping src is a frame sealed over its own input).
+        if (dst_capacity != 0 && bytes != 0 &&
+            reinterpret_cast<std::uintptr_t>(dst) < reinterpret_cast<std::uintptr_t>(src) + bytes &&
+            reinterpret_cast<std::uintptr_t>(src) <
+                reinterpret_cast<std::uintptr_t>(dst) + dst_capacity) {
+            return failure(GC_ERROR_USAGE, "gc_encode_frame: dst overlaps src");
+        }
         std::span<const std::byte> values(static_cast<const std::byte*>(src), bytes);
         const std::span<std::uint8_t> out(static_cast<std::uint8_t*>(dst), dst_capacity);
         gradcodec::Feedback feedback;
@@ -149,7 +157,10 @@ size_t gc_frame_bound(const gc_codec* codec, gc_dtype dtype, size_t n) {
     guarded([&]() -> gc_status {
         if (!codec || !valid_dtype(dtype))
             return failure(GC_ERROR_USAGE, "gc_frame_bound: bad codec or dtype");
-        bound = static_cast<size_t>(gradcodec::max_frame_size(codec->codec, flat_meta(dtype, n)));
+        // max_frame_size throws Error(bad_input) when the bound overflows 64 bits: bound stays 0.
+        const std::uint64_t frame = gradcodec::max_frame_size(codec->codec, flat_meta(dtype, n));
+        if (frame > SIZE_MAX) return failure(GC_ERROR_LIMIT, "gc_frame_bound: over SIZE_MAX");
+        bound = static_cast<size_t>(frame);
         return GC_OK;
     });
     return bound;

@@ -1,11 +1,7 @@
 #include "byte_budget.hpp"
 
-#include <sys/resource.h>
-#include <unistd.h>
-
-#include <algorithm>
-
 #include "gradcodec/error.hpp"
+#include "gradcodec/stream.hpp"
 
 namespace gradcodec::cli {
 namespace {
@@ -17,32 +13,11 @@ std::uint64_t bytes_of(const std::string& where, std::uint64_t elements, std::si
     return elements * element_size;
 }
 
-// The memory this process may use: the machine's, or less under `ulimit -v` / `ulimit -d`,
-// where an allocation fails long before the machine runs short.
-std::uint64_t usable_memory() {
-    std::uint64_t usable = UINT64_MAX;
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0)
-        usable = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
-    for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
-        rlimit limit{};
-        if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-            usable = std::min<std::uint64_t>(usable, limit.rlim_cur);
-    }
-    return usable;
-}
-
 }  // namespace
 
-std::uint64_t default_tensor_bytes() {
-    constexpr std::uint64_t kMax = 4ull << 30;
-    return std::min(kMax, usable_memory() / 4);
-}
-
 ByteBudget::ByteBudget(std::uint64_t tensor_bytes, std::uint64_t total_bytes)
-    : tensor_bytes_(tensor_bytes ? tensor_bytes : default_tensor_bytes()),
-      total_bytes_(total_bytes ? total_bytes : kDefaultTotalBytes) {}
+    : tensor_bytes_(tensor_bytes ? tensor_bytes : default_max_tensor_bytes()),
+      total_bytes_(total_bytes ? total_bytes : kDefaultMaxTotalBytes) {}
 
 void ByteBudget::check_tensor(const std::string& where, std::uint64_t elements,
                               std::size_t element_size) const {

@@ -7,15 +7,10 @@
 
 namespace gradcodec::cli {
 
-// The defaults: per tensor, a quarter of the memory this process may use (the machine's, or its
-// address-space or data-segment limit when lower) and at most 4 GiB; in total (what decode
-// writes), 16 GiB.
-std::uint64_t default_tensor_bytes();
-inline constexpr std::uint64_t kDefaultTotalBytes = 16ull << 30;
-
 class ByteBudget {
   public:
-    // 0 keeps a default.
+    // 0 keeps the library's default (default_max_tensor_bytes, kDefaultMaxTotalBytes in
+    // gradcodec/stream.hpp, shared with the Python package).
     explicit ByteBudget(std::uint64_t tensor_bytes = 0, std::uint64_t total_bytes = 0);
     // Refuses a tensor of `elements` x `element_size` bytes over the per-tensor cap.
     void check_tensor(const std::string& where, std::uint64_t elements,

@@ -71,11 +71,13 @@ GC_API void gc_codec_close(gc_codec* codec); /* NULL is allowed */
 /* The spec as validated (e.g. "topk:density=0.01"); valid until gc_codec_close. */
 GC_API const char* gc_codec_spec(const gc_codec* codec);
 
-/* The largest frame that encoding n values of dtype can produce; 0 when n overflows. */
+/* The largest frame that encoding n values of dtype can produce; 0 when the bound overflows
+ * (n values too many for a size_t of bytes) or codec or dtype is invalid. */
 GC_API size_t gc_frame_bound(const gc_codec* codec, gc_dtype dtype, size_t n);
 
 /* Encodes n values at src into one frame at dst. On GC_OK *written is the frame's size.
- * A dst_capacity of gc_frame_bound() bytes always suffices. */
+ * A dst_capacity of gc_frame_bound() bytes always suffices. The dst_capacity bytes at dst must
+ * not overlap src (nor, below, residual or decoded): GC_ERROR_USAGE otherwise. */
 GC_API gc_status gc_encode_frame(gc_codec* codec, gc_dtype dtype, const void* src, size_t n,
                                  void* dst, size_t dst_capacity, size_t* written);
 

@@ -11,17 +11,25 @@ tensors; f16, bf16, f32 and f64 are supported. NumPy has no bfloat16: pass a tor
 tensor, or a uint16 array of its bits with dtype="bf16". Errors are gradcodec.Error
 subclasses (UsageError and BadInputError are also ValueError).
 
+Decoding is capped as `gradcodec decode` is: decode() and read_stream() refuse, with LimitError
+and before allocating anything, a tensor whose header declares more than max_tensor_bytes
+decoded bytes (default: default_max_tensor_bytes(), a quarter of the memory this process may
+use, at most 4 GiB) or decoded arrays of more than max_total_bytes in all (default:
+DEFAULT_MAX_TOTAL_BYTES, 16 GiB). A few bytes of frame may declare billions of values.
+
 gradcodec.torch holds the PyTorch DDP communication hook (imported on first use).
 """
 
 from . import _gradcodec
 from ._gradcodec import (
+    DEFAULT_MAX_TOTAL_BYTES,
     BadInputError,
     DamagedStreamError,
     Error,
     IOError,
     LimitError,
     UsageError,
+    default_max_tensor_bytes,
     frame_info,
     list_codecs,
 )
@@ -30,6 +38,7 @@ __version__ = _gradcodec.__version__
 __all__ = [
     "Codec", "decode", "frame_info", "list_codecs", "read_stream", "StreamWriter",
     "Error", "UsageError", "BadInputError", "DamagedStreamError", "LimitError", "IOError",
+    "default_max_tensor_bytes", "DEFAULT_MAX_TOTAL_BYTES",
 ]
 
 
@@ -85,12 +94,16 @@ class Codec:
         return self._codec.id
 
     def max_frame_size(self, count, dtype="f32"):
-        """The most bytes a frame of `count` values of `dtype` can take."""
+        """The most bytes a frame of `count` values of `dtype` can take (BadInputError when
+        that overflows 64 bits)."""
         return self._codec.max_frame_size(count, dtype)
 
     def encode(self, array, *, residual=None, decoded=None, dtype=None):
-        """One frame (bytes) for `array`. Error feedback's outputs, each an array of the same
-        dtype and size sharing memory with neither `array` nor the other:
+        """One frame (bytes) for `array`. dtype names the values' type where the array cannot
+        ("bf16" for uint16 bits); it must otherwise agree with the array's own dtype (UsageError
+        for a complex, structured or integer array named f32 or f64). Error feedback's
+        outputs, each an array of the same dtype and size sharing memory with neither `array`
+        nor the other:
         residual: receives array - decode(frame), what the codec left out;
         decoded: receives decode(frame), what every receiver of the frame decodes, bit for bit
             (the frame is decoded once for both)."""
@@ -99,7 +112,8 @@ class Codec:
 
     def encode_into(self, array, out, *, residual=None, decoded=None, dtype=None):
         """Encodes into the writable byte buffer `out`; returns the frame's size. A buffer of
-        max_frame_size() bytes always suffices (LimitError when `out` is too small).
+        max_frame_size() bytes always suffices (LimitError when `out` is too small). `out`
+        must share no memory with `array`, residual or decoded (UsageError otherwise).
         residual and decoded as for encode()."""
         values, dtype = _as_buffer(array, dtype)
         out, _ = _as_buffer(out)
@@ -109,21 +123,36 @@ class Codec:
         return f"gradcodec.Codec({self.spec!r})"
 
 
-def decode(frame, out=None, *, dtype=None):
+def decode(frame, out=None, *, dtype=None, max_tensor_bytes=None, max_total_bytes=None):
     """The values of one frame: a new NumPy array of the frame's shape (bf16 frames give
     uint16 bit patterns), or written into `out` (an array or CPU tensor of the frame's dtype
-    and element count), which is returned."""
+    and element count), which is returned.
+
+    A new array is allocated only when the frame's header declares at most max_tensor_bytes
+    and max_total_bytes decoded bytes (None: the defaults, default_max_tensor_bytes() and
+    DEFAULT_MAX_TOTAL_BYTES, those of `gradcodec decode`); LimitError otherwise, raised before
+    anything is allocated. Decoding into `out`, which the caller allocated, is not capped.
+    A cap must be a positive number of bytes (UsageError)."""
     frame, _ = _as_buffer(frame)
+    caps = {"max_tensor_bytes": max_tensor_bytes, "max_total_bytes": max_total_bytes}
     if out is None:
-        return _gradcodec.decode(frame, dtype=dtype)
+        return _gradcodec.decode(frame, dtype=dtype, **caps)
     target, out_dtype = _as_buffer(out, dtype)
-    _gradcodec.decode(frame, out=target, dtype=out_dtype)
+    _gradcodec.decode(frame, out=target, dtype=out_dtype, **caps)
     return out
 
 
-def read_stream(path, max_elements=None):
-    """Yields (name, array, attrs) for every tensor of a gradcodec stream file, decoded."""
-    yield from _gradcodec.StreamReader(str(path), max_elements)
+def read_stream(path, max_elements=None, *, max_tensor_bytes=None, max_total_bytes=None):
+    """Yields (name, array, attrs) for every tensor of a gradcodec stream file, decoded.
+
+    Caps, checked against each record's header before its array is allocated (LimitError):
+    max_elements, a tensor's element count (None: the library's reader default);
+    max_tensor_bytes, a tensor's decoded bytes, and max_total_bytes, the decoded bytes of all
+    the tensors yielded (None: default_max_tensor_bytes() and DEFAULT_MAX_TOTAL_BYTES, the
+    defaults of `gradcodec decode --max-tensor-bytes/--max-total-bytes`)."""
+    yield from _gradcodec.StreamReader(str(path), max_elements,
+                                       max_tensor_bytes=max_tensor_bytes,
+                                       max_total_bytes=max_total_bytes)
 
 
 class StreamWriter:

@@ -18,6 +18,24 @@ std::string native_format(const std::string& format) {
     return format;
 }
 
+// Whether a buffer of this (native) format may hold `named` values: its own float type, or for
+// f16 and bf16 16-bit integers holding their bit patterns. Anything else of the right item
+// size (complex64 for f64, a structured or integer array) is not the values it would pass for.
+bool holds(const std::string& format, DType named) {
+    switch (named) {
+        case DType::f16:
+            return format == "e" || format == "H" || format == "h";
+        case DType::bf16:
+            return format == "H" || format == "h";
+        case DType::f32:
+            return format == "f";
+        case DType::f64:
+            return format == "d";
+        default:
+            return false;
+    }
+}
+
 std::optional<DType> float_type_of(const std::string& format) {
     if (format == "f") return DType::f32;
     if (format == "d") return DType::f64;
@@ -69,6 +87,14 @@ DType resolve_dtype(const py::buffer_info& info, const std::optional<std::string
         if (own && *own != *named) {
             fail(ErrorKind::usage, std::string(what) + " holds " + std::string(dtype_name(*own)) +
                                        " values, not " + *dtype);
+        }
+        if (!holds(format, *named)) {
+            fail(ErrorKind::usage, std::string(what) + ": dtype " + *dtype + " needs an array of " +
+                                       (*named == DType::f16    ? "float16 (or uint16 bits)"
+                                        : *named == DType::bf16 ? "uint16 bits"
+                                        : *named == DType::f32  ? "float32"
+                                                                : "float64") +
+                                       " values, not of format '" + info.format + "'");
         }
         return *named;
     }

@@ -6,9 +6,11 @@
 #include <gradcodec/codec.hpp>
 #include <gradcodec/error.hpp>
 #include <gradcodec/frame.hpp>
+#include <gradcodec/stream.hpp>
 
 #include "bindings.hpp"
 #include "buffers.hpp"
+#include "limits.hpp"
 
 namespace gradcodec::python {
 namespace py = pybind11;
@@ -84,7 +86,9 @@ std::size_t encode_into_buffer(const Codec& codec, const py::buffer& array, cons
 }
 
 py::object decode(const py::buffer& frame, const std::optional<py::buffer>& out,
-                  const OptionalDType& dtype) {
+                  const OptionalDType& dtype, std::optional<std::int64_t> max_tensor_bytes,
+                  std::optional<std::int64_t> max_total_bytes) {
+    DecodeCaps caps(max_tensor_bytes, max_total_bytes);
     const ByteView bytes = byte_view(frame, false, "frame");
     const FrameInfo info = read_frame_info(bytes.bytes);
     if (out) {
@@ -105,6 +109,8 @@ py::object decode(const py::buffer& frame, const std::optional<py::buffer>& out,
         }
         return *out;
     }
+    // From the header, before allocating: an 87-byte frame may declare 10^9 zeros.
+    caps.take("frame", info.element_count, info.dtype);
     std::vector<py::ssize_t> shape(info.shape.begin(), info.shape.end());
     py::array result(numpy_dtype(info.dtype), shape);
     std::span<std::byte> target{static_cast<std::byte*>(result.mutable_data()),
@@ -171,8 +177,12 @@ void register_codec(py::module_& module) {
              py::arg("dtype") = py::none())
         .def("__repr__", [](const Codec& c) { return "gradcodec.Codec('" + c.spec() + "')"; });
     module.def("decode", &decode, py::arg("frame"), py::kw_only(), py::arg("out") = py::none(),
-               py::arg("dtype") = py::none());
+               py::arg("dtype") = py::none(), py::arg("max_tensor_bytes") = py::none(),
+               py::arg("max_total_bytes") = py::none());
     module.def("frame_info", &frame_info, py::arg("frame"));
+    module.def("default_max_tensor_bytes", &default_max_tensor_bytes,
+               "The default of max_tensor_bytes= (the CLI's --max-tensor-bytes).");
+    module.attr("DEFAULT_MAX_TOTAL_BYTES") = kDefaultMaxTotalBytes;
     module.def("list_codecs", &codec_list);
 }
 

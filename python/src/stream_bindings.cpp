@@ -20,6 +20,7 @@
 #include "attributes.hpp"
 #include "bindings.hpp"
 #include "buffers.hpp"
+#include "limits.hpp"
 
 namespace gradcodec::python {
 namespace py = pybind11;
@@ -39,8 +40,13 @@ File open_file(const std::string& path, const char* mode) {
 
 class PyStreamReader {
   public:
-    PyStreamReader(const std::string& path, std::optional<std::uint64_t> max_elements)
-        : path_(path), file_(open_file(path, "rb")), source_(file_.get(), path) {
+    PyStreamReader(const std::string& path, std::optional<std::uint64_t> max_elements,
+                   std::optional<std::int64_t> max_tensor_bytes,
+                   std::optional<std::int64_t> max_total_bytes)
+        : path_(path),
+          caps_(max_tensor_bytes, max_total_bytes),
+          file_(open_file(path, "rb")),
+          source_(file_.get(), path) {
         ReadLimits limits = default_read_limits();
         if (max_elements) limits.max_elements = *max_elements;
         reader_.emplace(source_, limits);
@@ -76,8 +82,10 @@ class PyStreamReader {
         if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0) throw py::error_already_set();
     }
 
-    py::tuple decoded(const TensorRecord& tensor) const {
+    py::tuple decoded(const TensorRecord& tensor) {
         const TensorMeta meta{tensor.path, tensor.dtype, tensor.shape};
+        // From the record's header, before allocating: a 188-byte record may declare 2^31 zeros.
+        caps_.take(path_ + ": " + tensor.path, meta.element_count(), tensor.dtype);
         std::vector<py::ssize_t> shape(tensor.shape.begin(), tensor.shape.end());
         py::array values(numpy_dtype(tensor.dtype), shape);
         std::span<std::byte> out{static_cast<std::byte*>(values.mutable_data()),
@@ -92,6 +100,7 @@ class PyStreamReader {
     }
 
     std::string path_;
+    DecodeCaps caps_;
     File file_;
     FileSource source_;
     std::optional<StreamReader> reader_;
@@ -196,8 +205,10 @@ class PyStreamWriter {
 
 void register_stream(py::module_& module) {
     py::class_<PyStreamReader>(module, "StreamReader")
-        .def(py::init<const std::string&, std::optional<std::uint64_t>>(), py::arg("path"),
-             py::arg("max_elements") = py::none())
+        .def(py::init<const std::string&, std::optional<std::uint64_t>, std::optional<std::int64_t>,
+                      std::optional<std::int64_t>>(),
+             py::arg("path"), py::arg("max_elements") = py::none(), py::kw_only(),
+             py::arg("max_tensor_bytes") = py::none(), py::arg("max_total_bytes") = py::none())
         .def("__iter__", [](py::object self) { return self; })
         .def("__next__", &PyStreamReader::next);
     py::class_<PyStreamWriter>(module, "StreamWriter")

@@ -176,6 +176,79 @@ static void bad_frames_are_refused(const char* dir) {
     }
 }
 
+/* A dst that shares bytes with src, residual or decoded would be written while it is still
+ * read: such a call is refused as usage, for a lossless codec too, and writes no frame. */
+static void overlapping_buffers_are_refused(void) {
+    enum { N = 256 };
+    static float x[N], residual[N], decoded[N];
+    /* Room for the values followed by a frame: lossless needs 1 + 4N + 28 bytes. */
+    static float arena[2 * N + 64];
+    for (size_t i = 0; i < N; ++i) x[i] = arena[i] = gradient(i) + 1.0f;
+    const char* specs[] = {"lossless", "topk:density=0.1", "rangeq:bits=8"};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; ++s) {
+        gc_codec* codec = NULL;
+        CHECK(gc_codec_open(specs[s], &codec) == GC_OK);
+        if (!codec) continue;
+        const size_t bound = gc_frame_bound(codec, GC_F32, N);
+        CHECK(bound > 0 && bound <= sizeof arena);
+        size_t written = 0;
+        /* dst over the values themselves, and starting inside them. */
+        CHECK(gc_encode_frame(codec, GC_F32, arena, N, arena, bound, &written) == GC_ERROR_USAGE);
+        CHECK(strstr(gc_last_error(), "overlap") != NULL ||
+              strstr(gc_last_error(), "share") != NULL);
+        CHECK(gc_encode_frame(codec, GC_F32, arena + 2, N, arena, bound, &written) ==
+              GC_ERROR_USAGE);
+        CHECK(gc_encode_frame(codec, GC_F32, arena, N, (unsigned char*)arena + 4 * N - 1, bound,
+                              &written) == GC_ERROR_USAGE);
+        /* dst over the residual or the decoded buffer. */
+        CHECK(gc_encode_frame_residual(codec, GC_F32, x, N, arena, bound, &written, arena + 8) ==
+              GC_ERROR_USAGE);
+        CHECK(gc_encode_frame_feedback(codec, GC_F32, x, N, arena, bound, &written, residual,
+                                       arena + 8) == GC_ERROR_USAGE);
+        CHECK(gc_encode_frame_feedback(codec, GC_F32, x, N, arena, bound, &written, arena + 8,
+                                       decoded) == GC_ERROR_USAGE);
+        /* Right next to the values is fine, and decodes to them. */
+        CHECK(gc_encode_frame(codec, GC_F32, arena, N, arena + N, bound, &written) == GC_OK);
+        float back[N];
+        CHECK(gc_decode_frame(arena + N, written, back, sizeof back) == GC_OK);
+        if (s == 0) CHECK(memcmp(back, x, sizeof back) == 0);
+        gc_codec_close(codec);
+    }
+}
+
+/* gc_frame_bound returns 0, as documented, when the bound does not fit: it never wraps to a
+ * small size a caller would allocate and trust. */
+static void frame_bounds_never_wrap(void) {
+    const char* specs[] = {"lossless",          "cast:to=f16",       "rangeq:bits=8",
+                           "topk:density=0.01", "threshold:value=1", "fft:density=0.1",
+                           "dct:density=0.1"};
+    const size_t huge[] = {(size_t)-1, (size_t)-1 / 2, (size_t)-1 / 4, (size_t)-1 / 8 + 1,
+                           (size_t)-1 - 27};
+    const gc_dtype dtypes[] = {GC_F16, GC_BF16, GC_F32, GC_F64};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; ++s) {
+        gc_codec* codec = NULL;
+        CHECK(gc_codec_open(specs[s], &codec) == GC_OK);
+        if (!codec) continue;
+        for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d) {
+            for (size_t h = 0; h < sizeof huge / sizeof huge[0]; ++h) {
+                const size_t bound = gc_frame_bound(codec, dtypes[d], huge[h]);
+                /* Either no bound, or one that holds at least a bitmap of n positions. */
+                if (bound != 0 && bound < huge[h] / 8) {
+                    fprintf(stderr, "%s dtype %d n=%zu: bound %zu\n", specs[s], (int)dtypes[d],
+                            huge[h], bound);
+                }
+                CHECK(bound == 0 || bound >= huge[h] / 8);
+            }
+        }
+        gc_codec_close(codec);
+    }
+    gc_codec* lossless = NULL;
+    CHECK(gc_codec_open("lossless", &lossless) == GC_OK);
+    CHECK(gc_frame_bound(lossless, GC_F16, (size_t)-1 / 2) == 0);
+    CHECK(gc_frame_bound(lossless, GC_F32, 1000) == 1 + 4000 + 28);
+    gc_codec_close(lossless);
+}
+
 int main(int argc, char** argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: capi_test SAMPLES_FRAMES_DIR\n");
@@ -195,6 +268,8 @@ int main(int argc, char** argv) {
     errors_are_statuses();
     execution_is_an_option();
     bad_frames_are_refused(argv[1]);
+    overlapping_buffers_are_refused();
+    frame_bounds_never_wrap();
     if (failures) fprintf(stderr, "%d checks failed\n", failures);
     return failures ? 1 : 0;
 }

@@ -2,6 +2,9 @@
 //   frame_tool encode SPEC RAW_F32_FILE OUT    one frame of the file's values, flat
 //   frame_tool digest FRAME                    XXH3-64 of the decoded bytes
 //   frame_tool reseal FRAME                    rewrite the checksum after a hand edit
+//   frame_tool stream FRAME OUT                a stream of one tensor record "/t" holding the
+//                                              frame's dtype, shape, codec id and payload, as
+//                                              they are (tests/python builds hostile streams)
 #include <xxhash.h>
 
 #include <cstdio>
@@ -57,8 +60,26 @@ int main(int argc, char** argv) {
             write_file(argv[2], frame);
             return 0;
         }
+        if (mode == "stream" && argc == 4) {
+            const auto frame = read_file(argv[2]);
+            const FrameInfo info = read_frame_info(frame);
+            const auto payload = std::span(frame).subspan(info.payload_offset, info.payload_size);
+            VectorSink sink;
+            StreamWriter writer(sink);
+            writer.write(TensorRecord{"/t",
+                                      info.dtype,
+                                      info.shape,
+                                      {},
+                                      info.codec_id,
+                                      std::string(codec_name(info.codec_id)),
+                                      {payload.begin(), payload.end()}});
+            writer.finish();
+            write_file(argv[3], sink.bytes);
+            return 0;
+        }
         std::fprintf(stderr,
-                     "usage: frame_tool encode SPEC RAW OUT | digest FRAME | reseal FRAME\n");
+                     "usage: frame_tool encode SPEC RAW OUT | digest FRAME | "
+                     "reseal FRAME | stream FRAME OUT\n");
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "frame_tool: %s\n", e.what());

@@ -91,7 +91,8 @@ class ByteOutput;  // the library's output buffer (a caller's span, or a growing
 
 // What an encode can hand back besides its payload, for error feedback. Either span may be
 // empty (not wanted); a non-empty one holds meta.byte_count() bytes in meta.dtype and overlaps
-// neither `values` nor the other. A sender that adds its own contribution to an average needs
+// neither `values`, the output buffer nor the other (encode refuses any overlap with
+// Error(usage)). A sender that adds its own contribution to an average needs
 // `decoded`: the values every receiver decodes from the payload, bit for bit, without a
 // second decode.
 struct Feedback {
@@ -144,7 +145,8 @@ class Codec {
     Codec with_threads(unsigned threads) const;
 
     // The most bytes encode can produce for this tensor (like ZSTD_compressBound): a buffer of
-    // this size always suffices. Throws Error(bad_input) when the shape overflows.
+    // this size always suffices. Throws Error(bad_input) when the shape, or the bound itself,
+    // overflows 64 bits.
     std::uint64_t max_encoded_size(const TensorMeta& meta) const;
 
     // The payload for `values` (meta.byte_count() bytes in meta.dtype). Throws Error(usage) for
@@ -153,7 +155,9 @@ class Codec {
                                      std::span<const std::byte> values) const;
 
     // Writes the payload into `out` and returns its size. Throws Error(limit) when `out` is
-    // smaller than the payload (never when out.size() >= max_encoded_size(meta)).
+    // smaller than the payload (never when out.size() >= max_encoded_size(meta)), Error(usage)
+    // when `out` shares memory with `values` (here and in every overload below, which also
+    // refuse residual or decoded buffers that share memory with `values`, `out` or each other).
     std::size_t encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                             std::span<std::uint8_t> out) const;
 
@@ -197,9 +201,10 @@ class Codec {
     // concatenate to encode(meta, every value); only the first piece may start at element 0,
     // so only an empty tensor has an empty first piece. Errors name the element's index in the
     // whole tensor. Throws Error(usage) when piecewise_size is nullopt, the piece lies outside
-    // the tensor or does not start on piece_alignment(), or the survey is missing as for
-    // piecewise_size; Error(limit) when `out` is too small (for cast and rangeq,
-    // max_encoded_size of an n-element tensor always suffices; for any codec, piecewise_size).
+    // the tensor or does not start on piece_alignment(), the survey is missing as for
+    // piecewise_size, or `out` shares memory with `values`; Error(limit) when `out` is too small
+    // (for cast and rangeq, max_encoded_size of an n-element tensor always suffices; for any codec,
+    // piecewise_size).
     std::size_t encode_piece(const TensorMeta& meta, std::uint64_t first,
                              std::span<const std::byte> values, std::span<std::uint8_t> out,
                              const PieceSurvey* survey = nullptr) const;

@@ -30,12 +30,14 @@ struct FrameInfo {
     std::size_t payload_size = 0;
 };
 
-// The most bytes a frame of this tensor can take with this codec.
+// The most bytes a frame of this tensor can take with this codec. Throws Error(bad_input) when
+// the shape or the bound overflows 64 bits.
 std::uint64_t max_frame_size(const Codec& codec, const TensorMeta& meta);
 
 // Encodes `values` into one frame in `out`, returning its size. Shapes of rank 1 are not
 // repeated in the frame. With a non-empty `residual` (meta.byte_count() bytes) also writes
-// values - decode(frame) there. Throws Error(limit) when `out` is too small.
+// values - decode(frame) there. Throws Error(limit) when `out` is too small, Error(usage) when
+// any two of `values`, `out` and `residual` share memory.
 std::size_t encode_frame_into(const Codec& codec, const TensorMeta& meta,
                               std::span<const std::byte> values, std::span<std::uint8_t> out,
                               std::span<std::byte> residual = {});

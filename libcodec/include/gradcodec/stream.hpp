@@ -214,6 +214,16 @@ struct ReadLimits {
 // Default caps from this machine's memory: a stream cannot ask for more than half of it.
 ReadLimits default_read_limits();
 
+// The default caps on the bytes of decoded values a reader allocates, checked against what a
+// frame's or a record's header declares before anything is allocated; exceeding one is
+// Error(limit). gradcodec's CLI (--max-tensor-bytes, --max-total-bytes) and Python package
+// (max_tensor_bytes=, max_total_bytes=) both default to these.
+// Per tensor: a quarter of the memory this process may use (the machine's, or its address-space
+// or data-segment limit when lower), at most 4 GiB.
+std::uint64_t default_max_tensor_bytes();
+// In total, over every tensor one decode writes: 16 GiB.
+inline constexpr std::uint64_t kDefaultMaxTotalBytes = std::uint64_t{16} << 30;
+
 class StreamReader {
   public:
     // Reads and checks the stream header; throws Error(damaged_stream) on a bad one.

@@ -100,6 +100,7 @@ std::vector<std::uint8_t> Codec::encode(const TensorMeta& meta,
 
 std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                                std::span<std::uint8_t> out) const {
+    check_separate_buffers(meta, values, out);
     ByteOutput sink(out, meta.name);
     encode_to(meta, values, sink);
     return sink.size();
@@ -107,6 +108,7 @@ std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte
 
 std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                                std::span<std::uint8_t> out, std::span<std::byte> residual) const {
+    check_separate_buffers(meta, values, out, Feedback{residual, {}});
     const std::size_t size = encode_into(meta, values, out);
     write_residual(id(), meta, values, out.first(size), residual);
     return size;
@@ -114,6 +116,7 @@ std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte
 
 std::size_t Codec::encode_into(const TensorMeta& meta, std::span<const std::byte> values,
                                std::span<std::uint8_t> out, const Feedback& feedback) const {
+    check_separate_buffers(meta, values, out, feedback);
     const std::size_t size = encode_into(meta, values, out);
     write_feedback(id(), meta, values, out.first(size), feedback);
     return size;
@@ -242,6 +245,7 @@ std::size_t Codec::encode_piece(const TensorMeta& meta, std::uint64_t first,
                                    "' encodes this tensor whole only, not in pieces");
     }
     check_piece(meta, first, values.size(), pieces->alignment);
+    check_separate_buffers(meta, values, out);
     const std::any* state =
         complete_survey(*pieces, meta, survey != nullptr ? survey->state_.get() : nullptr, params_);
     const ThreadScope threads(options_.threads);

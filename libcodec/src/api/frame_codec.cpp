@@ -4,6 +4,7 @@
 #include <string>
 
 #include "codec/residual.hpp"
+#include "common/checked_size.hpp"
 #include "format/frame_layout.hpp"
 #include "gradcodec/error.hpp"
 #include "gradcodec/frame.hpp"
@@ -27,8 +28,8 @@ FrameInfo frame_info_for(const Codec& codec, const TensorMeta& meta) {
 }  // namespace
 
 std::uint64_t max_frame_size(const Codec& codec, const TensorMeta& meta) {
-    return frame_header_size(meta.shape.size()) + codec.max_encoded_size(meta) +
-           kFrameChecksumBytes;
+    return size_add(frame_header_size(meta.shape.size()), codec.max_encoded_size(meta),
+                    kFrameChecksumBytes);
 }
 
 std::size_t encode_frame_into(const Codec& codec, const TensorMeta& meta,
@@ -42,6 +43,8 @@ std::size_t encode_frame_into(const Codec& codec, const TensorMeta& meta,
                               std::span<const std::byte> values, std::span<std::uint8_t> out,
                               const Feedback& feedback) {
     const FrameInfo info = frame_info_for(codec, meta);
+    // The whole buffer, header and checksum included: Codec::encode_into sees only the payload's.
+    check_separate_buffers(meta, values, out, feedback);
     const std::size_t header = frame_header_size(info.shape.size());
     if (out.size() < header + kFrameChecksumBytes) {
         fail(ErrorKind::limit, meta.name + ": a frame needs at least " +
@@ -61,6 +64,7 @@ std::vector<std::uint8_t> encode_frame(const Codec& codec, const TensorMeta& met
                                        std::span<const std::byte> values,
                                        std::span<std::byte> residual) {
     const FrameInfo info = frame_info_for(codec, meta);
+    check_separate_buffers(meta, values, {}, Feedback{residual, {}});
     const std::vector<std::uint8_t> payload = codec.encode(meta, values);
     const std::size_t header = frame_header_size(info.shape.size());
     std::vector<std::uint8_t> frame(header + payload.size() + kFrameChecksumBytes);

@@ -8,6 +8,7 @@
 #include "codec/float_codec.hpp"
 #include "codec/piece_coding.hpp"
 #include "common/byte_io.hpp"
+#include "common/checked_size.hpp"
 #include "common/float_values.hpp"
 #include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
@@ -114,7 +115,7 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
 }
 
 std::uint64_t payload_size(const std::any&, const TensorMeta& meta, const std::any*) {
-    return 1 + 2 * meta.element_count();
+    return size_add(1, size_mul(2, meta.element_count()));
 }
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,

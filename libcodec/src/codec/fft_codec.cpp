@@ -14,6 +14,7 @@
 #include "codec/float_codec.hpp"
 #include "codec/frequency_codec.hpp"
 #include "codec/group_codecs.hpp"
+#include "common/checked_size.hpp"
 #include "common/parallel.hpp"
 #include "common/scratch.hpp"
 #include "index/position_coder.hpp"
@@ -206,7 +207,8 @@ std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
     const auto& params = std::any_cast<const FrequencyParams&>(compiled);
     const ChunkLayout c(meta.element_count(), params.chunk);
     const std::uint64_t chunks = c.full + (c.tail != 0 ? 1 : 0);
-    return frequency_payload_bound(params, c.n + chunks, c.n + 2 * chunks, options);
+    return frequency_payload_bound(params, size_add(c.n, chunks),
+                                   size_add(c.n, size_mul(2, chunks)), options);
 }
 
 }  // namespace

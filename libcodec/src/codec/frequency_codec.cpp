@@ -11,6 +11,7 @@
 
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
+#include "common/checked_size.hpp"
 #include "common/magnitude_max.hpp"
 #include "common/scratch.hpp"
 #include "common/spec_params.hpp"
@@ -131,8 +132,8 @@ void write_frequency_payload(const FrequencyParams& params, const TensorMeta& me
 
 std::uint64_t frequency_payload_bound(const FrequencyParams& params, std::uint64_t coefficients,
                                       std::uint64_t scalars, const EncodeOptions& options) {
-    return kFrequencyHeaderBytes + position_section_bound(coefficients) +
-           value_section_bound(params.values, scalars, options.allow_nonfinite);
+    return size_add(kFrequencyHeaderBytes, position_section_bound(coefficients),
+                    value_section_bound(params.values, scalars, options.allow_nonfinite));
 }
 
 PayloadStats describe_frequency_payload(

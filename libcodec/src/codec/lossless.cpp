@@ -14,6 +14,7 @@
 #include "codec/byte_planes.hpp"
 #include "codec/codec_def.hpp"
 #include "common/byte_io.hpp"
+#include "common/checked_size.hpp"
 #include "common/huge_pages.hpp"
 #include "common/parallel.hpp"
 #include "common/scratch.hpp"
@@ -307,7 +308,7 @@ PayloadStats describe(const TensorMeta&, std::span<const std::uint8_t>) {
 
 // Byte planes are kept only when smaller than the raw elements, which cost one mode byte.
 std::uint64_t payload_bound(const std::any&, const TensorMeta& meta, const EncodeOptions&) {
-    return 1 + meta.byte_count();
+    return size_add(1, meta.byte_count());
 }
 
 }  // namespace

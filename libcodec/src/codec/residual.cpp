@@ -1,7 +1,9 @@
 #include "codec/residual.hpp"
 #include "codec/codec_def.hpp"
 
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "common/small_float.hpp"
@@ -68,7 +70,38 @@ void check_size(const TensorMeta& meta, std::span<const std::byte> buffer, const
     }
 }
 
+bool share_memory(const void* a, std::size_t a_size, const void* b, std::size_t b_size) {
+    if (a_size == 0 || b_size == 0) return false;
+    const auto x = reinterpret_cast<std::uintptr_t>(a);
+    const auto y = reinterpret_cast<std::uintptr_t>(b);
+    return x < y + b_size && y < x + a_size;
+}
+
 }  // namespace
+
+void check_separate_buffers(const TensorMeta& meta, std::span<const std::byte> values,
+                            std::span<const std::uint8_t> out, const Feedback& feedback) {
+    struct Buffer {
+        const char* what;
+        const void* data;
+        std::size_t size;
+    };
+    const Buffer buffers[] = {
+        {"the values", values.data(), values.size()},
+        {"the output buffer", out.data(), out.size()},
+        {"the residual buffer", feedback.residual.data(), feedback.residual.size()},
+        {"the decoded buffer", feedback.decoded.data(), feedback.decoded.size()},
+    };
+    for (std::size_t i = 0; i < std::size(buffers); ++i) {
+        for (std::size_t j = i + 1; j < std::size(buffers); ++j) {
+            if (share_memory(buffers[i].data, buffers[i].size, buffers[j].data, buffers[j].size)) {
+                fail(ErrorKind::usage, (meta.name.empty() ? "" : meta.name + ": ") +
+                                           buffers[i].what + " and " + buffers[j].what +
+                                           " share memory");
+            }
+        }
+    }
+}
 
 void write_residual(std::uint16_t codec_id, const TensorMeta& meta,
                     std::span<const std::byte> values, std::span<const std::uint8_t> payload,

@@ -19,6 +19,7 @@
 #include "codec/sparse_payload.hpp"
 #include "codec/zstd_section.hpp"
 #include "common/byte_io.hpp"
+#include "common/checked_size.hpp"
 #include "common/float_values.hpp"
 #include "common/parallel.hpp"
 #include "common/scratch.hpp"
@@ -253,8 +254,8 @@ std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
     const auto& p = std::any_cast<const SparseParams&>(compiled);
     const std::uint64_t n = meta.element_count();
     const std::uint64_t kept = p.selector == Selector::topk ? topk_k(p, n) : n;
-    return 24 + 8 + position_section_bound(n) + 8 +
-           value_section_bound(p.values, kept, options.allow_nonfinite);
+    return size_add(24 + 8, position_section_bound(n), 8,
+                    value_section_bound(p.values, kept, options.allow_nonfinite));
 }
 
 }  // namespace

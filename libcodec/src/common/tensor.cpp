@@ -7,6 +7,10 @@ namespace gradcodec {
 std::uint64_t TensorMeta::element_count() const {
     std::uint64_t n = 1;
     for (auto d : shape) {
+        if (d > kMaxDimension) {
+            fail(ErrorKind::bad_input,
+                 name + ": shape " + shape_to_string(shape) + " has a dimension above 2^63 - 1");
+        }
         if (d != 0 && n > UINT64_MAX / d) {
             fail(ErrorKind::bad_input,
                  name + ": shape " + shape_to_string(shape) + " has more than 2^64 elements");

@@ -94,6 +94,11 @@ FrameInfo parse_frame(std::span<const std::uint8_t> frame) {
     // Checked after the checksum: on a flipped bit the checksum is the clearer message.
     if (flags & kMustUnderstandFlags) damaged("unknown required flags " + std::to_string(flags));
     if (reserved != 0) damaged("reserved byte 11 is not zero");
+    for (const std::uint64_t d : info.shape) {
+        if (d > kMaxDimension) {
+            damaged("shape " + shape_to_string(info.shape) + " has a dimension above 2^63 - 1");
+        }
+    }
     const auto dtype = dtype_from_code(dtype_code);
     if (!dtype) damaged("unknown dtype code " + std::to_string(dtype_code));
     info.dtype = *dtype;

@@ -10,7 +10,14 @@
 namespace gradcodec {
 namespace {
 
+// Readers refuse a dimension above kMaxDimension, so a writer never writes one.
 void put_shape(ByteWriter& w, const std::vector<std::uint64_t>& shape) {
+    for (auto d : shape) {
+        if (d > kMaxDimension) {
+            fail(ErrorKind::bad_input,
+                 "shape " + shape_to_string(shape) + " has a dimension above 2^63 - 1");
+        }
+    }
     w.u8(static_cast<std::uint8_t>(shape.size()));
     for (auto d : shape) w.u64(d);
 }
@@ -64,6 +71,8 @@ std::string read_object_path(ByteReader& r, bool root_allowed) {
 std::uint64_t element_count(ByteReader& r, const std::vector<std::uint64_t>& shape) {
     std::uint64_t n = 1;
     for (auto d : shape) {
+        if (d > kMaxDimension)
+            r.damaged("shape " + shape_to_string(shape) + " has a dimension above 2^63 - 1");
         if (d != 0 && n > UINT64_MAX / d) r.damaged("shape overflows 64 bits");
         n *= d;
     }

@@ -1,3 +1,4 @@
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +50,23 @@ ReadLimits default_read_limits() {
         limits.max_elements = half / sizeof(float);
     }
     return limits;
+}
+
+std::uint64_t default_max_tensor_bytes() {
+    // The memory this process may use: the machine's, or less under `ulimit -v` / `ulimit -d`,
+    // where an allocation fails long before the machine runs short.
+    std::uint64_t usable = UINT64_MAX;
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page_size > 0)
+        usable = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
+    for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+        rlimit limit{};
+        if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+            usable = std::min<std::uint64_t>(usable, limit.rlim_cur);
+    }
+    constexpr std::uint64_t kMax = std::uint64_t{4} << 30;
+    return std::min(kMax, usable / 4);
 }
 
 StreamReader::StreamReader(ByteSource& source, ReadLimits limits)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/byte_io.hpp"
+#include "common/checked_size.hpp"
 #include "common/scratch.hpp"
 
 namespace gradcodec {
@@ -72,7 +73,7 @@ PositionSectionInfo describe_positions(ByteReader& in, std::uint64_t n);
 // The most bytes encode_positions can write for any subset of n positions: the encoder picks
 // the smallest coder, so a bitmap's size bounds every choice.
 inline std::uint64_t position_section_bound(std::uint64_t n) {
-    return kPositionHeaderBytes + (n + 7) / 8;
+    return size_add(kPositionHeaderBytes, n / 8 + (n % 8 != 0 ? 1 : 0));
 }
 
 // log2 C(n, k): the information bound for a k-subset of n positions.
