@@ -26,7 +26,10 @@ The training-loop parts of Deep Gradient Compression are options:
   the bucket as a frame of its own, so a sparse codec keeps its density within every tensor
   (at least one value of each) instead of across the flattened bucket, where tensors of
   larger gradients crowd out the others. A rank sends its frames one after the other,
-  preceded by their sizes.
+  preceded by their sizes. Each frame holds its parameter's gradient in the parameter's own
+  shape, so a codec that reads the shape sees it: `lowrank` factors each parameter as a
+  matrix (first dimension x the rest), and needs per_tensor=True for that; without it the
+  whole bucket would be one vector, which lowrank could only carry by its fallback.
 
 Encoding runs on the host: CUDA buckets are copied to the CPU and back, and the collectives
 run on the bucket's device, so the hook is written to work with NCCL as with gloo; only the
@@ -106,8 +109,12 @@ class HookState:
             table[index] = kept
         return kept
 
-    def frame_buffer(self, index, codec, values, spans):
-        size = sum(codec.max_frame_size(count, _DTYPES[values.dtype]) for _, count in spans)
+    def frame_buffer(self, index, codec, values, spans, shapes=None):
+        # max_frame_size bounds a flat (rank 1) frame; a frame of another rank r also holds its
+        # shape, 8 bytes per dimension (format-spec/FRAME.md section 1).
+        shapes = shapes or [None] * len(spans)
+        size = sum(codec.max_frame_size(count, _DTYPES[values.dtype]) + _shape_bytes(shape)
+                   for (_, count), shape in zip(spans, shapes))
         buffer = self.frame_buffers.get(index)
         if buffer is None or buffer.numel() < size:
             buffer = torch.empty(size, dtype=torch.uint8)
@@ -129,6 +136,10 @@ class HookState:
             self.residuals[index] = residual
         if self.momentum is not None:
             self.velocities[index].masked_fill_(own_decoded != 0, 0)
+
+
+def _shape_bytes(shape):
+    return 0 if shape is None or len(shape) == 1 else 8 * len(shape)
 
 
 _DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64"}
@@ -166,27 +177,38 @@ def dgc_warmup(steps_per_stage, density, stages=4, start=0.25):
 def tensor_spans(bucket):
     """(offset, count) of each parameter's gradient in the bucket's flat buffer, in order.
     Raises unless they tile the buffer exactly: a value outside every span would never be sent."""
+    return [(offset, count) for offset, count, _ in tensor_layout(bucket)]
+
+
+def tensor_layout(bucket):
+    """(offset, count, shape) of each parameter's gradient in the bucket's flat buffer, in
+    order of offset: tensor_spans with each gradient's shape (the parameter's)."""
     buffer = bucket.buffer()
     base, width = buffer.data_ptr(), buffer.element_size()
-    spans = sorted(((g.data_ptr() - base) // width, g.numel()) for g in bucket.gradients())
+    layout = sorted(((g.data_ptr() - base) // width, g.numel(), tuple(g.shape)) for g in bucket.gradients())
     end = 0
-    for offset, count in spans:
+    for offset, count, _ in layout:
         if offset != end:
             raise RuntimeError(f"gradcodec hook: bucket {bucket.index()}: its gradients do not tile its buffer")
         end = offset + count
     if end != buffer.numel():
         raise RuntimeError(f"gradcodec hook: bucket {bucket.index()}: its gradients do not tile its buffer")
-    return spans
+    return layout
 
 
-def encode_spans(codec, values, residual, decoded, spans, buffer):
+def encode_spans(codec, values, residual, decoded, spans, buffer, shapes=None):
     """Encodes values[offset:offset + count] of every span as its own frame, one after the other
     in buffer (residuals likewise into residual, None for none, and the frames' decoded values
-    into decoded); returns the frames' sizes."""
+    into decoded); returns the frames' sizes. shapes: each span's shape, which its frame then
+    carries (the codec sees the values so shaped); None: flat frames."""
     sizes, at = [], 0
-    for offset, count in spans:
+    for (offset, count), shape in zip(spans, shapes or [None] * len(spans)):
         rest = None if residual is None else residual[offset:offset + count]
-        size = codec.encode_into(values[offset:offset + count], buffer[at:], residual=rest,
+        piece = values[offset:offset + count]
+        if shape is not None:
+            piece = piece.view(shape)
+        # The residual and decoded slices stay flat: the encoder needs only their element count.
+        size = codec.encode_into(piece, buffer[at:], residual=rest,
                                  decoded=decoded[offset:offset + count])
         sizes.append(size)
         at += size
@@ -194,6 +216,7 @@ def encode_spans(codec, values, residual, decoded, spans, buffer):
 
 
 def decode_spans(payload, sizes, spans, out):
+    # A shaped frame decodes into a flat slice of its element count.
     at = 0
     for (offset, count), size in zip(spans, sizes):
         decode(payload[at:at + size], out=out[offset:offset + count])
@@ -217,9 +240,10 @@ def average_frames(payloads, gathered_sizes, spans, own, rank):
     return total.div_(len(payloads))
 
 
-def encode_decode_allgather(state, index, grad, spans=None):
+def encode_decode_allgather(state, index, grad, spans=None, shapes=None):
     """The average over ranks of decode(encode(compensated grad)), as a CPU tensor. spans:
-    the (offset, count) pieces of the bucket to encode as separate frames; None: one frame."""
+    the (offset, count) pieces of the bucket to encode as separate frames; None: one frame.
+    shapes: the shape each span's frame is encoded with (None: flat)."""
     group = state.process_group
     world = dist.get_world_size(group)
     device = grad.device
@@ -233,8 +257,8 @@ def encode_decode_allgather(state, index, grad, spans=None):
     # This rank's own frame, decoded by the encode that computes the residual: the average
     # needs it, and decoding it again would cost as much as decoding a peer's frame.
     own = torch.empty_like(values)
-    buffer = state.frame_buffer(index, codec, values, spans)
-    frame_sizes = encode_spans(codec, values, residual, own, spans, buffer)
+    buffer = state.frame_buffer(index, codec, values, spans, shapes)
+    frame_sizes = encode_spans(codec, values, residual, own, spans, buffer, shapes)
     size = sum(frame_sizes)
     encoded = time.perf_counter()
     state.encode_seconds += encoded - started
@@ -277,14 +301,19 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
     clip_norm: DGC's local gradient clipping: each rank's bucket to norm clip_norm/sqrt(world).
     density: a schedule, step -> density (or None for the spec's), for a sparse codec's spec;
         dgc_warmup(steps_per_stage, target) gives DGC's warm-up.
-    per_tensor: encode each parameter's gradient in a bucket as its own frame (DGC's
-        per-layer selection) instead of the whole bucket as one.
+    per_tensor: encode each parameter's gradient in a bucket as its own frame, in the
+        parameter's shape (DGC's per-layer selection; lowrank's matrices), instead of the whole
+        bucket as one flat frame. Required for lowrank.
     """
     if momentum is not None and not 0.0 <= momentum < 1.0:
         raise ValueError(f"momentum must be in [0, 1), got {momentum}")
     if clip_norm is not None and not clip_norm > 0.0:
         raise ValueError(f"clip_norm must be positive, got {clip_norm}")
     codec = Codec(spec, allow_nonfinite)
+    if codec.name == "lowrank" and not per_tensor:
+        raise ValueError(f"comm_hook({spec!r}): lowrank factors each parameter's gradient as a matrix "
+                         "(first dimension x the rest) and needs per_tensor=True; a whole bucket is one "
+                         "flat vector, which lowrank would only carry by its fallback codec")
     if density is not None:
         Codec(with_density(spec, density(0)), allow_nonfinite)  # a bad spec fails here, not in training
     state = HookState(codec, error_feedback, momentum, process_group, clip_norm, density)
@@ -293,8 +322,12 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         grad = bucket.buffer()
         if grad.dtype not in _DTYPES:
             raise TypeError(f"gradcodec hook: bucket of {grad.dtype}, expected a float type")
-        spans = tensor_spans(bucket) if per_tensor else None
-        average = encode_decode_allgather(state, bucket.index(), grad, spans)
+        spans = shapes = None
+        if per_tensor:
+            layout = tensor_layout(bucket)
+            spans = [(offset, count) for offset, count, _ in layout]
+            shapes = [shape for _, _, shape in layout]
+        average = encode_decode_allgather(state, bucket.index(), grad, spans, shapes)
         # A CUDA result needs the future to know its device, so that DDP waits on its stream.
         future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
         future.set_result(average.to(grad.device, non_blocking=False))

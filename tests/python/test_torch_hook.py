@@ -22,11 +22,13 @@ SIZE = 5000
 
 
 class Bucket:
-    """The GradBucket methods the hook uses; gradients() as views of pieces of the buffer."""
+    """The GradBucket methods the hook uses; gradients() as views of pieces of the buffer, each
+    in its shape (shapes, one per piece; flat by default), as DDP's are in their parameter's."""
 
-    def __init__(self, tensor, index=0, pieces=None):
+    def __init__(self, tensor, index=0, pieces=None, shapes=None):
         self._tensor, self._index = tensor, index
         self._pieces = pieces or [(0, tensor.numel())]
+        self._shapes = shapes or [(count,) for _, count in self._pieces]
 
     def buffer(self):
         return self._tensor
@@ -35,7 +37,8 @@ class Bucket:
         return self._index
 
     def gradients(self):
-        return [self._tensor[offset:offset + count] for offset, count in self._pieces]
+        return [self._tensor[offset:offset + count].view(shape)
+                for (offset, count), shape in zip(self._pieces, self._shapes)]
 
 
 def bucket_of(rank, step):
@@ -130,6 +133,10 @@ FALLING = [0.1, 0.03, None]  # a density schedule: step 0, step 1, then the spec
 # Three "parameters" of the bucket, for per_tensor: the middle one has small values, which a
 # selection across the whole bucket would leave out.
 PIECES = [(0, 1000), (1000, 100), (1100, SIZE - 1100)]
+# The pieces' shapes for lowrank: a matrix, a vector (no matrix: the fallback carries it) and a
+# 3-D tensor (a 39 x 100 matrix to lowrank).
+SHAPES = [(40, 25), (100,), (39, 10, 10)]
+LOWRANK = "lowrank:rank=2,seed=5"
 
 SCENARIOS = [  # (codec spec, error feedback, DGC momentum, clip_norm, density schedule, per tensor)
     ("topk:density=0.01,values=f32", True, None, None, None, False),
@@ -141,6 +148,8 @@ SCENARIOS = [  # (codec spec, error feedback, DGC momentum, clip_norm, density s
     ("topk:density=0.01,values=f32", True, None, None, "falling", False),
     ("topk:density=0.01,values=f32", True, None, None, None, True),
     ("dgc:density=0.01", True, 0.9, None, None, True),
+    (LOWRANK, True, None, None, None, True),
+    (LOWRANK, False, None, None, None, True),
 ]
 
 
@@ -155,7 +164,8 @@ def hook_steps(rank, world):
         steps = []
         for step in range(3):
             bucket = torch.from_numpy(bucket_of(rank, step))
-            average = hook(state, Bucket(bucket, pieces=PIECES)).wait()
+            shapes = SHAPES if spec.startswith("lowrank") else None
+            average = hook(state, Bucket(bucket, pieces=PIECES, shapes=shapes)).wait()
             # The hook hands back a new tensor on the bucket's device and leaves the bucket alone.
             assert average.device == bucket.device and average.dtype == bucket.dtype
             assert average.data_ptr() != bucket.data_ptr()
@@ -333,6 +343,54 @@ def test_per_tensor_encoding_keeps_dgc_momentum_correction_over_the_whole_bucket
             np.testing.assert_array_equal(velocity, u)
 
 
+@pytest.mark.parametrize("error_feedback", [True, False])
+def test_per_tensor_lowrank_factors_each_parameter_in_its_own_shape(error_feedback, hook_results):
+    results = hook_results(LOWRANK, error_feedback, None, None, None, per_tensor=True)
+    codec = gradcodec.Codec(LOWRANK)
+    residuals = [np.zeros(SIZE, np.float32) for _ in range(2)]
+    total_sent = 0
+    for step in range(3):
+        decoded, payload_sizes = [], []
+        for rank in range(2):
+            compensated = bucket_of(rank, step) + (residuals[rank] if error_feedback else 0)
+            sent, rest, frames = np.empty_like(compensated), np.empty_like(compensated), []
+            for (offset, count), shape in zip(PIECES, SHAPES):
+                piece = compensated[offset:offset + count].reshape(shape)
+                frames.append(codec.encode(piece, residual=rest[offset:offset + count]))
+                assert gradcodec.frame_info(frames[-1])["shape"] == shape
+                sent[offset:offset + count] = gradcodec.decode(frames[-1]).reshape(-1)
+            # The matrices travel as rank-2 factors, smaller than their values and lossy; the
+            # vector, no matrix, by the lossless fallback.
+            for (offset, count), shape, frame in zip(PIECES, SHAPES, frames):
+                if len(shape) > 1:
+                    assert len(frame) < count
+                    assert np.linalg.matrix_rank(sent[offset:offset + count].reshape(shape[0], -1)) <= 2
+                else:
+                    np.testing.assert_array_equal(sent[offset:offset + count], compensated[offset:offset + count])
+            residuals[rank] = rest
+            decoded.append(sent)
+            payload_sizes.append(sum(len(f) for f in frames))
+        total_sent += 8 * len(PIECES) + max(payload_sizes)
+        for rank in range(2):
+            average, residual, _ = results[rank][0][step]
+            np.testing.assert_array_equal(average, (decoded[0] + decoded[1]) / np.float32(2))
+            if error_feedback:
+                np.testing.assert_array_equal(residual, residuals[rank])
+            else:
+                assert residual is None
+    for rank in range(2):
+        calls, sent, _, dense = results[rank][1]
+        assert calls == 3 and dense == 3 * 4 * SIZE and sent == total_sent
+
+
+def test_lowrank_without_per_tensor_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match="lowrank.*matrix.*per_tensor=True"):
+        gctorch.comm_hook("lowrank:rank=2")
+    with pytest.raises(ValueError, match="per_tensor=True"):
+        gctorch.comm_hook("lowrank:rank=4,fallback=cast", per_tensor=False)
+    gctorch.comm_hook("lowrank:rank=2", per_tensor=True)  # accepted
+
+
 def test_a_bucket_whose_gradients_leave_a_gap_is_refused():
     buffer = torch.zeros(100)
     assert gctorch.tensor_spans(Bucket(buffer, pieces=[(0, 60), (60, 40)])) == [(0, 60), (60, 40)]
@@ -373,11 +431,14 @@ def test_bad_hook_options_are_refused_before_training():
 def ddp_step(rank, world):
     """One backward through the hook, whole-bucket and per-tensor: each parameter's gradient."""
     results = {}
-    for per_tensor in (False, True):
+    for per_tensor in (False, True, "lowrank"):
         torch.manual_seed(0)
         model = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(), torch.nn.Linear(64, 3))
         ddp = torch.nn.parallel.DistributedDataParallel(model)
-        state, hook = gctorch.comm_hook("topk:density=0.1,values=f32", per_tensor=per_tensor)
+        if per_tensor == "lowrank":
+            state, hook = gctorch.comm_hook("lowrank:rank=2", per_tensor=True)
+        else:
+            state, hook = gctorch.comm_hook("topk:density=0.1,values=f32", per_tensor=per_tensor)
         ddp.register_comm_hook(state, hook)
         torch.manual_seed(1 + rank)
         x, y = torch.randn(16, 20), torch.randint(0, 3, (16,))
@@ -408,3 +469,14 @@ def test_a_real_ddp_backward_per_tensor_sends_a_share_of_every_parameters_gradie
         np.testing.assert_array_equal(grad0, grad1)
         # Each rank sends ceil(10%) of this parameter's values; the average holds both ranks'.
         assert 0 < np.count_nonzero(grad0) <= 2 * int(np.ceil(0.1 * grad0.size))
+
+
+def test_a_real_ddp_backward_per_tensor_lowrank_averages_rank_2_factors_of_each_weight(ddp_results):
+    (g0, calls0, dense0), (g1, _, _) = (ranks["lowrank"] for ranks in ddp_results)
+    assert calls0 >= 1 and dense0 == 4 * (20 * 64 + 64 + 64 * 3 + 3)
+    shapes = [(64, 20), (64,), (3, 64), (3,)]
+    for grad0, grad1, shape in zip(g0, g1, shapes):
+        np.testing.assert_array_equal(grad0, grad1)
+        if len(shape) == 2 and 2 * sum(shape) < shape[0] * shape[1]:
+            # Each rank sends a rank-2 approximation of the weight's gradient: their mean has rank <= 4.
+            assert np.linalg.matrix_rank(grad0.reshape(shape), tol=1e-6) <= 4
