@@ -29,9 +29,12 @@ from ._gradcodec import (
     IOError,
     LimitError,
     UsageError,
+    decode_positions,
     default_max_tensor_bytes,
+    encode_positions,
     frame_info,
     list_codecs,
+    random_positions,
 )
 
 __version__ = _gradcodec.__version__
@@ -39,6 +42,7 @@ __all__ = [
     "Codec", "decode", "frame_info", "list_codecs", "read_stream", "StreamWriter",
     "Error", "UsageError", "BadInputError", "DamagedStreamError", "LimitError", "IOError",
     "default_max_tensor_bytes", "DEFAULT_MAX_TOTAL_BYTES",
+    "random_positions", "encode_positions", "decode_positions",
 ]
 
 

@@ -43,14 +43,18 @@ import torch
 import torch.distributed as dist
 
 from . import Codec, decode
+from . import transport as summable_forms
+from .transport import LowRankState, WireCounter, check_summable, spec_parts
 
 
 class HookState:
     """What the hook keeps between steps, and its counters.
 
-    bytes_sent: bytes this rank put on the wire (the size word and its padded frame per bucket)
-    bytes_frames: the frames' own sizes, without the all-gather's padding
-    bytes_dense: what a dense all-reduce of the same buckets would have carried per rank
+    bytes_sent, bytes_received: bytes this rank sent and received, counted from the size of every
+        collective's message by its algorithm (gradcodec.transport.WireCounter): an all-gather
+        of S bytes a rank moves (N-1)·S each way, a ring all-reduce of D bytes 2(N-1)/N·D
+    bytes_frames: the frames' own sizes, without the all-gather's padding (all-gather only)
+    bytes_dense: what a dense f32 ring all-reduce of the same buckets would have moved per rank
     encode_seconds, decode_seconds, comm_seconds: time spent in each part of the hook
     call_seconds: (encode, decode, comm) seconds of every call, for medians
     """
@@ -66,19 +70,31 @@ class HookState:
         self.velocities = {}  # bucket index -> DGC's momentum u
         self.frame_buffers = {}  # bucket index -> uint8 tensor of max_frame_size bytes
         self.steps = {}  # bucket index -> hook calls so far: the step, for the density schedule
+        self.lowrank = None  # PowerSGD's warm-started Q per parameter (transport="allreduce")
         self.spec = codec.spec
         self._codecs = {None: codec}  # density -> Codec compiled for it
         self.reset_counters()
 
     def reset_counters(self):
         self.calls = 0
-        self.bytes_sent = 0
+        self.wire = WireCounter()
         self.bytes_frames = 0
-        self.bytes_dense = 0
         self.encode_seconds = 0.0
         self.decode_seconds = 0.0
         self.comm_seconds = 0.0
         self.call_seconds = []
+
+    @property
+    def bytes_sent(self):
+        return self.wire.bytes_sent
+
+    @property
+    def bytes_received(self):
+        return self.wire.bytes_received
+
+    @property
+    def bytes_dense(self):
+        return self.wire.bytes_dense
 
     def codec_for_step(self, index):
         """The codec for this bucket's next call: the spec's, or the density schedule's."""
@@ -284,14 +300,37 @@ def encode_decode_allgather(state, index, grad, spans=None, shapes=None):
     state.call_seconds.append((encoded - first, finished - gathered, gathered - encoded))
 
     state.calls += 1
-    state.bytes_sent += own_sizes.numel() * own_sizes.element_size() + longest
+    state.wire.allgather(own_sizes.numel() * own_sizes.element_size(), world)
+    state.wire.allgather(longest, world)
+    state.wire.dense(grad.numel(), world)
     state.bytes_frames += size
-    state.bytes_dense += grad.numel() * grad.element_size()
     return total
 
 
+def encode_decode_allreduce(state, index, grad, layout):
+    """The all-reduce transport's average (gradcodec.transport): the codec's summable form,
+    summed by the backend, decoded once. layout: (offset, count, shape) of each parameter."""
+    group = state.process_group
+    world = dist.get_world_size(group)
+    started = time.perf_counter()
+    step = state.steps.get(index, 0)
+    codec = state.codec_for_step(index)
+    values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world))
+    values = values.to(torch.float32)
+    pieces = [((index, offset), offset, shape) for offset, _, shape in layout]
+    average, sent = summable_forms.average(codec.spec, values, step, index, state.wire, group,
+                                      lowrank_state=state.lowrank, pieces=pieces)
+    residual = (values - sent).to(grad.dtype) if state.error_feedback else None
+    state.after_encoding(index, residual, sent)
+    finished = time.perf_counter()
+    state.comm_seconds += finished - started
+    state.call_seconds.append((0.0, 0.0, finished - started))
+    state.calls += 1
+    return average.to(grad.dtype)
+
+
 def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allow_nonfinite=False,
-              clip_norm=None, density=None, per_tensor=False):
+              clip_norm=None, density=None, per_tensor=False, transport="allgather"):
     """(state, hook) for DistributedDataParallel.register_comm_hook.
 
     spec: a gradcodec codec spec, e.g. "topk:density=0.01", "dgc:density=0.001".
@@ -303,25 +342,43 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         dgc_warmup(steps_per_stage, target) gives DGC's warm-up.
     per_tensor: encode each parameter's gradient in a bucket as its own frame, in the
         parameter's shape (DGC's per-layer selection; lowrank's matrices), instead of the whole
-        bucket as one flat frame. Required for lowrank.
+        bucket as one flat frame. Required for lowrank with transport="allgather".
+    transport: "allgather" (every rank's frames to every rank: what each rank receives and
+        decodes grows with the number of ranks N; any codec) or "allreduce" (the codec's
+        summable form, summed by the backend and decoded once: traffic per rank stays about
+        2(N-1)/N of the message whatever N; randomk, topk, dgc, sidco, rangeq, qsgd, terngrad,
+        lowrank and cast, see gradcodec.transport). Choose "allreduce" beyond a few ranks, and
+        "allgather" for codecs without a summable form or to send exactly the codec's frames.
     """
+    if transport not in ("allgather", "allreduce"):
+        raise ValueError(f"transport must be 'allgather' or 'allreduce', got {transport!r}")
     if momentum is not None and not 0.0 <= momentum < 1.0:
         raise ValueError(f"momentum must be in [0, 1), got {momentum}")
     if clip_norm is not None and not clip_norm > 0.0:
         raise ValueError(f"clip_norm must be positive, got {clip_norm}")
     codec = Codec(spec, allow_nonfinite)
-    if codec.name == "lowrank" and not per_tensor:
+    if transport == "allreduce":
+        check_summable(codec.spec)
+    if codec.name == "lowrank" and not per_tensor and transport == "allgather":
         raise ValueError(f"comm_hook({spec!r}): lowrank factors each parameter's gradient as a matrix "
                          "(first dimension x the rest) and needs per_tensor=True; a whole bucket is one "
                          "flat vector, which lowrank would only carry by its fallback codec")
     if density is not None:
         Codec(with_density(spec, density(0)), allow_nonfinite)  # a bad spec fails here, not in training
     state = HookState(codec, error_feedback, momentum, process_group, clip_norm, density)
+    if codec.name == "lowrank":
+        _, keys = spec_parts(codec.spec)
+        state.lowrank = LowRankState(int(keys.get("rank", "4")), int(keys.get("seed", "0")))
 
     def hook(state, bucket):
         grad = bucket.buffer()
         if grad.dtype not in _DTYPES:
             raise TypeError(f"gradcodec hook: bucket of {grad.dtype}, expected a float type")
+        if transport == "allreduce":
+            average = encode_decode_allreduce(state, bucket.index(), grad, tensor_layout(bucket))
+            future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
+            future.set_result(average.to(grad.device, non_blocking=False))
+            return future
         spans = shapes = None
         if per_tensor:
             layout = tensor_layout(bucket)

@@ -6,5 +6,6 @@ namespace gradcodec::python {
 
 void register_codec(pybind11::module_& module);
 void register_stream(pybind11::module_& module);
+void register_positions(pybind11::module_& module);
 
 }  // namespace gradcodec::python

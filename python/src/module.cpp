@@ -12,4 +12,5 @@ PYBIND11_MODULE(_gradcodec, module) {
     gradcodec::python::register_errors(module);
     gradcodec::python::register_codec(module);
     gradcodec::python::register_stream(module);
+    gradcodec::python::register_positions(module);
 }

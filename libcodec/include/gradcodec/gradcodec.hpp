@@ -8,6 +8,7 @@
 #include "gradcodec/group.hpp"
 #include "gradcodec/metrics.hpp"
 #include "gradcodec/pointwise.hpp"
+#include "gradcodec/positions.hpp"
 #include "gradcodec/stream.hpp"
 #include "gradcodec/tensor.hpp"
 #include "gradcodec/version.hpp"

@@ -52,7 +52,7 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
         const std::uint64_t n = x.size();
         const std::uint64_t k = topk_count(n, params.density);
         const std::uint64_t seed = record_seed(params.seed);
-        const ScratchVector<std::uint64_t> positions = random_positions(n, k, seed);
+        const ScratchVector<std::uint64_t> positions = draw_random_positions(n, k, seed);
         ScratchVector<float> kept(k);
         const double factor = params.unbiased ? unbiased_factor(n, k) : 1.0;
         const float limit = dtype_value_limit(meta.dtype);
@@ -96,7 +96,7 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
     ScratchVector<float> kept(h.k);
     decode_values(r, kept);
     r.expect_end();
-    const ScratchVector<std::uint64_t> positions = random_positions(n, h.k, h.seed);
+    const ScratchVector<std::uint64_t> positions = draw_random_positions(n, h.k, h.seed);
     decode_float32(meta, out, [&](std::span<float> x) {
         std::fill(x.begin(), x.end(), 0.0f);
         for (std::uint64_t i = 0; i < h.k; ++i) x[positions[i]] = kept[i];

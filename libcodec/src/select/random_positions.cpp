@@ -6,8 +6,8 @@
 
 namespace gradcodec {
 
-ScratchVector<std::uint64_t> random_positions(std::uint64_t n, std::uint64_t k,
-                                              std::uint64_t seed) {
+ScratchVector<std::uint64_t> draw_random_positions(std::uint64_t n, std::uint64_t k,
+                                                   std::uint64_t seed) {
     // Floyd: for j = n-k .. n-1, draw t in [0, j]; keep t, or j when t is kept already. Every
     // k-subset comes out with the same probability, in k draws, whatever k is.
     ScratchVector<std::uint64_t> member((n + 63) / 64, 0);

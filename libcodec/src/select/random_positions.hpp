@@ -9,6 +9,7 @@
 namespace gradcodec {
 
 // k <= n. Uses n/8 bytes of working memory besides the k positions.
-ScratchVector<std::uint64_t> random_positions(std::uint64_t n, std::uint64_t k, std::uint64_t seed);
+ScratchVector<std::uint64_t> draw_random_positions(std::uint64_t n, std::uint64_t k,
+                                                   std::uint64_t seed);
 
 }  // namespace gradcodec
