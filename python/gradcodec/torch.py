@@ -38,6 +38,7 @@ CPU path (gloo) is tested.
 
 import math
 import time
+import zlib
 
 import torch
 import torch.distributed as dist
@@ -66,8 +67,13 @@ class HookState:
         self.process_group = process_group
         self.clip_norm = clip_norm
         self.density = density  # step -> density (None: the spec's), or None
-        self.residuals = {}  # bucket index -> residual (CPU tensor, the bucket's dtype)
-        self.velocities = {}  # bucket index -> DGC's momentum u
+        # Error feedback's residual and DGC's momentum u follow the parameters, not the bucket:
+        # after the first step DDP rebuilds its buckets with the parameters in another order.
+        self.residuals = {}  # parameter key -> its residual (flat CPU tensor, the bucket's dtype)
+        self.velocities = {}  # parameter key -> its DGC momentum u
+        self.layouts = {}  # bucket index -> [(parameter key, offset, count)] of its last call
+        self._pending_velocity = {}  # bucket index -> u of the call in progress
+        self.fingerprint = None  # of the spec and options, agreed with the peers on step 0
         self.frame_buffers = {}  # bucket index -> uint8 tensor of max_frame_size bytes
         self.steps = {}  # bucket index -> hook calls so far: the step, for the density schedule
         self.lowrank = None  # PowerSGD's warm-started Q per parameter (transport="allreduce")
@@ -117,13 +123,30 @@ class HookState:
             return grad
         return grad * (limit / (norm + 1e-12))
 
-    def _kept(self, table, index, like):
-        # DDP rebuilds its buckets after the first step: a bucket of another size starts fresh.
-        kept = table.get(index)
-        if kept is None or kept.shape != like.shape or kept.dtype != like.dtype:
-            kept = torch.zeros_like(like)
-            table[index] = kept
-        return kept
+    @staticmethod
+    def _gather(table, keys, like):
+        """The bucket's state from each parameter's (zeros for a parameter not seen yet)."""
+        out = torch.zeros_like(like)
+        for key, offset, count in keys:
+            kept = table.get(key)
+            if kept is not None and kept.numel() == count and kept.dtype == like.dtype:
+                out[offset:offset + count] = kept
+        return out
+
+    @staticmethod
+    def _scatter(table, keys, values):
+        for key, offset, count in keys:
+            table[key] = values[offset:offset + count]
+
+    def bucket_state(self, table, index):
+        """A bucket's residual or momentum (self.residuals or self.velocities) laid out as in its
+        last call; None before its first."""
+        keys = self.layouts.get(index)
+        if keys is None or not any(key in table for key, _, _ in keys):
+            return None
+        like = next(table[key] for key, _, _ in keys if key in table)
+        size = max(offset + count for _, offset, count in keys)
+        return self._gather(table, keys, torch.zeros(size, dtype=like.dtype))
 
     def frame_buffer(self, index, codec, values, spans, shapes=None):
         # max_frame_size bounds a flat (rank 1) frame; a frame of another rank r also holds its
@@ -137,21 +160,28 @@ class HookState:
             self.frame_buffers[index] = buffer
         return buffer
 
-    def compensated(self, index, grad):
-        """The values to send: the gradient plus what earlier steps left out."""
+    def compensated(self, index, grad, keys=None):
+        """The values to send: the gradient plus what earlier steps left out. keys: (parameter
+        key, offset, count) of each parameter in the bucket (parameter_keys)."""
+        keys = keys if keys is not None else [(("bucket", index, 0), 0, grad.numel())]
+        self.layouts[index] = keys
         if self.momentum is not None:
-            velocity = self._kept(self.velocities, index, grad)
+            velocity = self._gather(self.velocities, keys, grad)
             velocity.mul_(self.momentum).add_(grad)
+            self._pending_velocity[index] = velocity
             grad = velocity
         if not self.error_feedback:
             return grad.clone()
-        return grad + self._kept(self.residuals, index, grad)
+        return grad + self._gather(self.residuals, keys, grad)
 
     def after_encoding(self, index, residual, own_decoded):
+        keys = self.layouts[index]
         if self.error_feedback:
-            self.residuals[index] = residual
+            self._scatter(self.residuals, keys, residual)
         if self.momentum is not None:
-            self.velocities[index].masked_fill_(own_decoded != 0, 0)
+            velocity = self._pending_velocity.pop(index)
+            velocity.masked_fill_(own_decoded != 0, 0)
+            self._scatter(self.velocities, keys, velocity)
 
 
 def _shape_bytes(shape):
@@ -212,6 +242,23 @@ def tensor_layout(bucket):
     return layout
 
 
+def parameter_keys(bucket):
+    """(key, offset, count) of each parameter's gradient in the bucket, in order of offset. The
+    key follows the parameter (DDP's bucket.parameters(), in the order of its gradients()), so
+    state kept per key survives DDP's rebuild of its buckets; a bucket without parameters()
+    keys by its index and the offset."""
+    buffer = bucket.buffer()
+    base, width = buffer.data_ptr(), buffer.element_size()
+    gradients = bucket.gradients()
+    parameters = bucket.parameters() if hasattr(bucket, "parameters") else None
+    keys = []
+    for i, g in enumerate(gradients):
+        offset = (g.data_ptr() - base) // width
+        key = ("parameter", id(parameters[i])) if parameters is not None else ("bucket", bucket.index(), offset)
+        keys.append((key, offset, g.numel()))
+    return sorted(keys, key=lambda k: k[1])
+
+
 def encode_spans(codec, values, residual, decoded, spans, buffer, shapes=None):
     """Encodes values[offset:offset + count] of every span as its own frame, one after the other
     in buffer (residuals likewise into residual, None for none, and the frames' decoded values
@@ -256,7 +303,7 @@ def average_frames(payloads, gathered_sizes, spans, own, rank):
     return total.div_(len(payloads))
 
 
-def encode_decode_allgather(state, index, grad, spans=None, shapes=None):
+def encode_decode_allgather(state, index, grad, spans=None, shapes=None, keys=None):
     """The average over ranks of decode(encode(compensated grad)), as a CPU tensor. spans:
     the (offset, count) pieces of the bucket to encode as separate frames; None: one frame.
     shapes: the shape each span's frame is encoded with (None: flat)."""
@@ -268,7 +315,7 @@ def encode_decode_allgather(state, index, grad, spans=None, shapes=None):
     started = time.perf_counter()
     first = started
     codec = state.codec_for_step(index)
-    values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world))
+    values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world), keys)
     residual = torch.empty_like(values) if state.error_feedback else None
     # This rank's own frame, decoded by the encode that computes the residual: the average
     # needs it, and decoding it again would cost as much as decoding a peer's frame.
@@ -307,7 +354,7 @@ def encode_decode_allgather(state, index, grad, spans=None, shapes=None):
     return total
 
 
-def encode_decode_allreduce(state, index, grad, layout):
+def encode_decode_allreduce(state, index, grad, layout, keys=None):
     """The all-reduce transport's average (gradcodec.transport): the codec's summable form,
     summed by the backend, decoded once. layout: (offset, count, shape) of each parameter."""
     group = state.process_group
@@ -315,7 +362,7 @@ def encode_decode_allreduce(state, index, grad, layout):
     started = time.perf_counter()
     step = state.steps.get(index, 0)
     codec = state.codec_for_step(index)
-    values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world))
+    values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world), keys)
     values = values.to(torch.float32)
     pieces = [((index, offset), offset, shape) for offset, _, shape in layout]
     average, sent = summable_forms.average(codec.spec, values, step, index, state.wire, group,
@@ -327,6 +374,30 @@ def encode_decode_allreduce(state, index, grad, layout):
     state.call_seconds.append((0.0, 0.0, finished - started))
     state.calls += 1
     return average.to(grad.dtype)
+
+
+def agree(state, bucket, grad):
+    """One tiny all-reduce (MAX of three int64) per call, before any other collective: every
+    rank checks that its peers run the same spec and options, and learns whether any rank's
+    bucket holds a NaN or an infinity. Returns whether every bucket is finite; raises the same
+    error on every rank when they disagree, or when one is not finite and non-finite values are
+    not allowed, instead of leaving the others blocked in a collective."""
+    finite = bool(torch.isfinite(grad).all())
+    flags = torch.tensor([state.fingerprint, -state.fingerprint, 0 if finite else 1], dtype=torch.int64,
+                         device=grad.device)
+    dist.all_reduce(flags, op=dist.ReduceOp.MAX, group=state.process_group)
+    world = dist.get_world_size(state.process_group)
+    state.wire.ring_allreduce(flags.numel() * flags.element_size(), world)
+    highest, lowest, any_nonfinite = int(flags[0]), -int(flags[1]), bool(flags[2])
+    if highest != lowest:
+        raise RuntimeError(f"gradcodec hook: bucket {bucket.index()}: the ranks run different codec specs or "
+                           "hook options (every rank must call comm_hook with the same arguments); "
+                           f"this rank runs {state.spec!r}")
+    if any_nonfinite and not state.codec.allow_nonfinite:
+        raise RuntimeError(f"gradcodec hook: step {state.steps.get(bucket.index(), 0)}, bucket {bucket.index()}: "
+                           "a rank's gradients hold NaN or infinity; every rank stops here. With AMP's "
+                           "GradScaler, pass allow_nonfinite=True so that such a step is skipped instead")
+    return not any_nonfinite
 
 
 def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allow_nonfinite=False,
@@ -370,12 +441,28 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         _, keys = spec_parts(codec.spec)
         state.lowrank = LowRankState(int(keys.get("rank", "4")), int(keys.get("seed", "0")))
 
+    state.fingerprint = zlib.crc32(repr((codec.spec, error_feedback, momentum, clip_norm, per_tensor,
+                                         transport, allow_nonfinite, density is None)).encode())
+
     def hook(state, bucket):
         grad = bucket.buffer()
         if grad.dtype not in _DTYPES:
             raise TypeError(f"gradcodec hook: bucket of {grad.dtype}, expected a float type")
+        if not agree(state, bucket, grad):
+            # Some rank's bucket is not finite: the step is what a dense all-reduce gives (not
+            # finite either, so AMP's GradScaler skips it), and it enters no residual or momentum.
+            average = grad.detach().clone()
+            world = dist.get_world_size(state.process_group)
+            dist.all_reduce(average, group=state.process_group)
+            state.wire.ring_allreduce(average.numel() * average.element_size(), world)
+            state.wire.dense(average.numel(), world)
+            average.div_(world)
+            future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
+            future.set_result(average)
+            return future
         if transport == "allreduce":
-            average = encode_decode_allreduce(state, bucket.index(), grad, tensor_layout(bucket))
+            average = encode_decode_allreduce(state, bucket.index(), grad, tensor_layout(bucket),
+                                              parameter_keys(bucket))
             future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
             future.set_result(average.to(grad.device, non_blocking=False))
             return future
@@ -384,7 +471,8 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
             layout = tensor_layout(bucket)
             spans = [(offset, count) for offset, count, _ in layout]
             shapes = [shape for _, _, shape in layout]
-        average = encode_decode_allgather(state, bucket.index(), grad, spans, shapes)
+        average = encode_decode_allgather(state, bucket.index(), grad, spans, shapes,
+                                          parameter_keys(bucket))
         # A CUDA result needs the future to know its device, so that DDP waits on its stream.
         future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
         future.set_result(average.to(grad.device, non_blocking=False))

@@ -19,6 +19,9 @@ import gradcodec
 import gradcodec.torch as gctorch
 
 SIZE = 5000
+# Every call starts with the ranks' agreement: an all-reduce of three int64 (spec fingerprint,
+# its negation, the non-finite flag), which a 2-rank ring moves once each way.
+AGREEMENT_BYTES = 24
 
 
 class Bucket:
@@ -170,8 +173,8 @@ def hook_steps(rank, world):
             assert average.device == bucket.device and average.dtype == bucket.dtype
             assert average.data_ptr() != bucket.data_ptr()
             np.testing.assert_array_equal(bucket.numpy(), bucket_of(rank, step))
-            residual = state.residuals.get(0)
-            velocity = state.velocities.get(0)
+            residual = state.bucket_state(state.residuals, 0)
+            velocity = state.bucket_state(state.velocities, 0)
             steps.append((average.numpy().copy(), None if residual is None else residual.numpy().copy(),
                           None if velocity is None else velocity.numpy().copy()))
         results[scenario] = (steps, (state.calls, state.bytes_sent, state.bytes_frames, state.bytes_dense))
@@ -205,7 +208,7 @@ def test_the_hook_averages_each_ranks_decoded_frame_and_keeps_what_was_left_out(
             average, residual, _ = results[rank][0][step]
             np.testing.assert_array_equal(average, expected)
             np.testing.assert_array_equal(residual, residuals[rank])
-            total_sent[rank] += 8 + max(len(f) for f in frames)
+            total_sent[rank] += AGREEMENT_BYTES + 8 + max(len(f) for f in frames)
     for rank in range(2):
         calls, sent, frames_bytes, dense = results[rank][1]
         assert calls == 3 and dense == 3 * 4 * SIZE and sent == total_sent[rank]
@@ -316,7 +319,7 @@ def test_per_tensor_encoding_selects_within_every_parameter_and_sends_each_frame
             payload_sizes.append(sum(len(f) for f in frames))
             for offset, count in PIECES:  # the small-valued piece gets its share too
                 assert np.count_nonzero(sent[offset:offset + count]) == int(np.ceil(0.01 * count))
-        total_sent += 8 * len(PIECES) + max(payload_sizes)
+        total_sent += AGREEMENT_BYTES + 8 * len(PIECES) + max(payload_sizes)
         for rank in range(2):
             average, residual, _ = results[rank][0][step]
             np.testing.assert_array_equal(average, (decoded[0] + decoded[1]) / np.float32(2))
@@ -370,7 +373,7 @@ def test_per_tensor_lowrank_factors_each_parameter_in_its_own_shape(error_feedba
             residuals[rank] = rest
             decoded.append(sent)
             payload_sizes.append(sum(len(f) for f in frames))
-        total_sent += 8 * len(PIECES) + max(payload_sizes)
+        total_sent += AGREEMENT_BYTES + 8 * len(PIECES) + max(payload_sizes)
         for rank in range(2):
             average, residual, _ = results[rank][0][step]
             np.testing.assert_array_equal(average, (decoded[0] + decoded[1]) / np.float32(2))
