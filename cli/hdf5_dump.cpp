@@ -13,6 +13,7 @@
 #include "cli_support.hpp"
 #include "hdf5_type_message.hpp"
 #include "hdf5_types.hpp"
+#include "signal_cleanup.hpp"
 
 namespace gradcodec::cli {
 namespace {
@@ -187,7 +188,11 @@ struct Walker {
                      ": group is hard-linked a second time; gradcodec does not carry "
                      "hard-linked groups");
         }
-        visitor.group(GroupRecord{path, read_attributes(id.get(), where)});
+        GroupRecord record{path, read_attributes(id.get(), where)};
+        {
+            Libhdf5Paused ours;
+            visitor.group(record);
+        }
         std::vector<Member> members = list_members(id.get(), where);
         stack.push_back(Frame{std::move(id), path, std::move(members)});
     }
@@ -246,6 +251,7 @@ struct Walker {
                 ErrorKind::bad_input, where, "cannot read external link");
             record = LinkRecord{path, LinkKind::external, target, target_file};
         }
+        Libhdf5Paused ours;
         visitor.link(record);
     }
 
@@ -266,9 +272,11 @@ struct Walker {
                             "cannot read its dataspace");
         auto shape = dataspace_shape(space.get(), where);
         limits.check_tensor(where, element_count(shape, where), dtype_size(*dtype));
+        DumpDataset found{path, *dtype, std::move(shape), read_attributes(id.get(), where),
+                          id.get()};
+        Libhdf5Paused ours;
         if (last_member && visitor.last_dataset_next) visitor.last_dataset_next();
-        visitor.dataset(DumpDataset{path, *dtype, std::move(shape),
-                                    read_attributes(id.get(), where), id.get()});
+        visitor.dataset(found);
     }
 
     void typed(Hid id, Hid type, const std::string& path) {
@@ -285,8 +293,10 @@ struct Walker {
                             "cannot read its dataspace");
         auto shape = dataspace_shape(space.get(), where);
         limits.check_tensor(where, element_count(shape, where), layout->size);
-        visitor.typed(TypedDataset{path, std::move(shape), read_attributes(id.get(), where),
-                                   id.get(), std::move(type), std::move(*layout)});
+        TypedDataset found{path,     std::move(shape), read_attributes(id.get(), where),
+                           id.get(), std::move(type),  std::move(*layout)};
+        Libhdf5Paused ours;
+        visitor.typed(found);
     }
 };
 
@@ -340,6 +350,7 @@ std::vector<std::byte> read_values(const std::string& where, hid_t id, DType dty
 
 TypedRecord TypedDataset::read(const std::string& file, std::uint64_t cap) const {
     const std::string where = file + ": " + path;
+    Libhdf5Reading reading(file);
     TypedRecord record{path, shape, attributes, encode_type(type.get(), where), {}};
     const std::uint64_t count = element_count(shape, where);
     if (count == 0) return record;
@@ -365,6 +376,7 @@ TypedRecord TypedDataset::read(const std::string& file, std::uint64_t cap) const
 }
 
 std::vector<std::byte> DumpDataset::read(const std::string& file) const {
+    Libhdf5Reading reading(file);
     return read_values(file + ": " + path, id, dtype, element_count(shape, file + ": " + path));
 }
 
@@ -375,16 +387,19 @@ std::uint64_t DumpDataset::byte_count() const {
 }
 
 void DumpDataset::read_into(const std::string& file, std::span<std::byte> out) const {
+    Libhdf5Reading reading(file);
     read_values_into(file + ": " + path, id, dtype, out);
 }
 
 bool looks_like_hdf5(const std::string& file) {
     start_hdf5();
+    Libhdf5Reading reading(file);
     return file != "-" && H5Fis_hdf5(file.c_str()) > 0;
 }
 
 Hid open_dump(const std::string& file, bool offer_raw) {
     start_hdf5();
+    Libhdf5Reading reading(file);
     if (file == "-") {
         static std::vector<std::uint8_t> image;  // the core driver reads it in place
         image = read_all_stdin();
@@ -414,6 +429,7 @@ Hid open_dump(const std::string& file, bool offer_raw) {
 
 void walk_dump(const std::string& file, hid_t root, const DumpVisitor& visitor,
                const DumpLimits& limits) {
+    Libhdf5Reading reading(file);
     Walker walker{file, visitor, limits, {}, {}, false, dataset_access()};
     walker.run(root);
 }
@@ -422,6 +438,7 @@ std::vector<std::byte> read_dataset_at(const std::string& file, hid_t root, cons
                                        DType& dtype, std::vector<std::uint64_t>& shape,
                                        const DumpLimits& limits) {
     const std::string where = file + ": " + path;
+    Libhdf5Reading reading(file);
     if (H5Lexists(root, path.c_str(), H5P_DEFAULT) <= 0)
         fail(ErrorKind::bad_input, where + ": no such dataset");
     Hid dapl = dataset_access();

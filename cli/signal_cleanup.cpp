@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <initializer_list>
 #include <utility>
@@ -19,6 +20,15 @@ char g_pending_temp[4096];
 volatile sig_atomic_t g_has_pending = 0;
 char g_mapped_input[4096];
 volatile sig_atomic_t g_has_mapped = 0;
+// The printable name of the file libhdf5 reads on this thread, or null. Initial-exec TLS is a
+// fixed offset from the thread pointer: reading it in a handler calls nothing.
+__attribute__((tls_model("initial-exec"))) thread_local const char* volatile t_hdf5_input = nullptr;
+
+void set_hdf5_input(const char* name) {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    t_hdf5_input = name;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+}
 
 void cleanup_and_die(int sig) {
     if (g_has_pending) unlink(g_pending_temp);
@@ -36,8 +46,24 @@ void write_text(const char* text) {
     }
 }
 
-// Any other SIGBUS is a crash, handled as one.
+// write() and _exit() only: the heap and stdio may be what libhdf5 broke.
+void libhdf5_crashed(const char* file) {
+    if (g_has_pending) unlink(g_pending_temp);
+    write_text("gradcodec: libhdf5 crashed reading ");
+    write_text(file);
+    write_text(": the file is damaged\n");
+    _exit(kExitBadInput);
+}
+
+void crashed(int sig) {
+    if (const char* file = t_hdf5_input) libhdf5_crashed(file);
+    cleanup_and_die(sig);
+}
+
+// Inside libhdf5 a SIGBUS is its crash (it reads files with read(), never through our
+// mapping); any other SIGBUS is a crash, handled as one.
 void mapped_input_shrank(int sig) {
+    if (const char* file = t_hdf5_input) libhdf5_crashed(file);
     if (!g_has_mapped) {
         cleanup_and_die(sig);  // the signal is delivered again once this handler returns
         return;
@@ -101,7 +127,7 @@ void install_signal_cleanup() {
     // Sanitizers report crashes from their own handlers; ours would hide their report.
     if (!kSanitized) {
         install_alternate_stack();
-        for (int sig : {SIGSEGV, SIGABRT, SIGILL, SIGFPE}) handle(sig);
+        for (int sig : {SIGSEGV, SIGABRT, SIGILL, SIGFPE}) handle(sig, crashed);
         handle(SIGBUS, mapped_input_shrank);
     }
     signal(SIGXFSZ, SIG_IGN);
@@ -124,5 +150,22 @@ MappedInputName::~MappedInputName() {
 
 MappedInputName::MappedInputName(MappedInputName&& other) noexcept
     : named_(std::exchange(other.named_, false)) {}
+
+Libhdf5Reading::Libhdf5Reading(const std::string& file)
+    : name_(printable(file)), previous_(t_hdf5_input) {
+    set_hdf5_input(name_.c_str());
+}
+
+Libhdf5Reading::~Libhdf5Reading() {
+    set_hdf5_input(previous_);
+}
+
+Libhdf5Paused::Libhdf5Paused() : previous_(t_hdf5_input) {
+    set_hdf5_input(nullptr);
+}
+
+Libhdf5Paused::~Libhdf5Paused() {
+    set_hdf5_input(previous_);
+}
 
 }  // namespace gradcodec::cli

@@ -36,4 +36,35 @@ class MappedInputName {
     bool named_;
 };
 
+// While it lives, the calling thread is inside libhdf5 reading FILE. libhdf5 crashes on some
+// damaged files (it trusts offsets and sizes it read); a SIGSEGV, SIGBUS (or SIGFPE, SIGILL,
+// SIGABRT) then removes the
+// temporary, writes the one line "gradcodec: libhdf5 crashed reading FILE: the file is
+// damaged" and exits with 3 (bad input), instead of a bare crash. A crash anywhere else is
+// still one. Guards nest; Libhdf5Paused lifts them while our own code runs in between (a
+// callback of a walk). Only the main thread reads HDF5 files: its alternate stack lets the
+// handler run after a stack overflow as well.
+class Libhdf5Reading {
+  public:
+    explicit Libhdf5Reading(const std::string& file);
+    ~Libhdf5Reading();
+    Libhdf5Reading(const Libhdf5Reading&) = delete;
+    Libhdf5Reading& operator=(const Libhdf5Reading&) = delete;
+
+  private:
+    std::string name_;
+    const char* previous_;
+};
+
+class Libhdf5Paused {
+  public:
+    Libhdf5Paused();
+    ~Libhdf5Paused();
+    Libhdf5Paused(const Libhdf5Paused&) = delete;
+    Libhdf5Paused& operator=(const Libhdf5Paused&) = delete;
+
+  private:
+    const char* previous_;
+};
+
 }  // namespace gradcodec::cli

@@ -55,6 +55,26 @@ struct Simulation {
         return spec.with("seed", std::to_string((first + steps_done) & ~(std::uint64_t{1} << 63)));
     }
 
+    // The values given to the codec are binary32 whatever the dump's dtype: g + r can leave
+    // the range of the gradients' type (an f16 65504 not sent, plus the next step's 65504, is
+    // 131008). A codec whose values= defaults to f16 (the sparsifiers) could not hold them
+    // and would refuse the step: without an explicit values=, such a step keeps f32 values.
+    CodecSpec values_that_fit(const CodecSpec& c,
+                              const std::vector<std::vector<float>>& inputs) const {
+        if (c.get("values")) return c;
+        bool beyond_f16 = false;
+        for (const auto& a : inputs)
+            for (const float v : a) beyond_f16 = beyond_f16 || std::fabs(v) > 65504.0f;
+        if (!beyond_f16) return c;
+        const CodecSpec wide = c.with("values", "f32");
+        try {
+            validate_codec_spec(wide);
+        } catch (const Error&) {
+            return c;  // no values= key: the codec holds binary32 values as they are
+        }
+        return wide;
+    }
+
     static std::string parameter_name(const std::string& path) {
         return path.substr(path.rfind('/') + 1);
     }
@@ -133,7 +153,8 @@ struct Simulation {
             const auto b = std::as_bytes(std::span<const float>(inputs[i]));
             return std::vector<std::byte>(b.begin(), b.end());
         };
-        UnitEncoder encoder(spec_for_step(), scope, unit, load, EncodeOptions{});
+        UnitEncoder encoder(values_that_fit(spec_for_step(), inputs), scope, unit, load,
+                            EncodeOptions{});
         ++steps_done;
         StepResult r{display_name(g.path)};
         double error = 0, norm = 0;

@@ -58,6 +58,7 @@ struct Row {
     double encode_seconds = 0, decode_seconds = 0;
     bool grouped = false;
     bool pareto = false;
+    std::string refused{};  // why the codec refused a tensor: the row has no figures then
 
     void add(const UnitMeasure& m) {
         elements += m.elements;
@@ -92,10 +93,11 @@ struct Row {
 // On the front when no other row is at most as large and at most as wrong, and better in one.
 void mark_pareto(std::vector<Row>& rows) {
     for (auto& r : rows) {
-        r.pareto = std::none_of(rows.begin(), rows.end(), [&](const Row& o) {
-            return o.bits() <= r.bits() && o.rel_l2() <= r.rel_l2() &&
-                   (o.bits() < r.bits() || o.rel_l2() < r.rel_l2());
-        });
+        r.pareto = r.refused.empty() && std::none_of(rows.begin(), rows.end(), [&](const Row& o) {
+                       return o.refused.empty() && o.bits() <= r.bits() &&
+                              o.rel_l2() <= r.rel_l2() &&
+                              (o.bits() < r.bits() || o.rel_l2() < r.rel_l2());
+                   });
     }
 }
 
@@ -113,19 +115,27 @@ void print_table(const std::vector<Row>& rows) {
     std::vector<std::vector<std::string>> cells{{"codec", "scope", "bits/value", "ratio", "rel_l2",
                                                  "cosine", "enc_MB/s", "dec_MB/s", "pareto"}};
     for (const auto& r : rows) {
+        if (!r.refused.empty()) {  // the reason fills the line after the codec and scope
+            cells.push_back({r.spec.to_string(), r.grouped ? "group" : "tensor",
+                             "refused: " + printable(r.refused)});
+            continue;
+        }
         cells.push_back({r.spec.to_string(), r.grouped ? "group" : "tensor", fmt("%.4f", r.bits()),
                          fmt("%.2f", r.ratio()), fmt("%.4g", r.rel_l2()), fmt("%.6f", r.cosine()),
                          fmt("%.1f", r.encode_mb_s()), fmt("%.1f", r.decode_mb_s()),
                          r.pareto ? "*" : ""});
     }
     std::vector<std::size_t> width(cells[0].size(), 0);
-    for (const auto& row : cells)
-        for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (const auto& row : cells) {
+        const std::size_t columns = row.size() == width.size() ? row.size() : 2;
+        for (std::size_t i = 0; i < columns; ++i) width[i] = std::max(width[i], row[i].size());
+    }
     for (const auto& row : cells) {
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {
-            const std::string pad(width[i] - row[i].size(), ' ');
-            line += (i ? "  " : "") + (i < 2 ? row[i] + pad : pad + row[i]);
+            const std::size_t w = row.size() == width.size() || i < 2 ? width[i] : 0;
+            const std::string pad(w - std::min(w, row[i].size()), ' ');
+            line += (i ? "  " : "") + (i < 2 || w == 0 ? row[i] + pad : pad + row[i]);
         }
         while (!line.empty() && line.back() == ' ') line.pop_back();
         std::printf("%s\n", line.c_str());
@@ -135,6 +145,11 @@ void print_table(const std::vector<Row>& rows) {
 void print_csv(const std::vector<Row>& rows) {
     std::printf("codec,scope,bits_per_value,ratio,rel_l2,cosine,encode_mb_s,decode_mb_s,pareto\n");
     for (const auto& r : rows) {
+        if (!r.refused.empty()) {  // no figures: empty fields, the reason on stderr
+            std::printf("\"%s\",%s,,,,,,,0\n", r.spec.to_string().c_str(),
+                        r.grouped ? "group" : "tensor");
+            continue;
+        }
         std::printf("\"%s\",%s,%.6g,%.6g,%.6g,%.9g,%.6g,%.6g,%d\n", r.spec.to_string().c_str(),
                     r.grouped ? "group" : "tensor", r.bits(), r.ratio(), r.rel_l2(), r.cosine(),
                     r.encode_mb_s(), r.decode_mb_s(), r.pareto ? 1 : 0);
@@ -143,7 +158,16 @@ void print_csv(const std::vector<Row>& rows) {
 
 void print_json(const SweepArgs& args, const std::vector<Row>& rows) {
     nlohmann::ordered_json codecs = nlohmann::ordered_json::array();
+    const Row* measured = nullptr;
     for (const auto& r : rows) {
+        if (!r.refused.empty()) {
+            codecs.push_back({{"codec", r.spec.to_string()},
+                              {"family", r.spec.name},
+                              {"scope", r.grouped ? "group" : "tensor"},
+                              {"refused", r.refused}});
+            continue;
+        }
+        if (!measured) measured = &r;
         codecs.push_back({{"codec", r.spec.to_string()},
                           {"family", r.spec.name},
                           {"scope", r.grouped ? "group" : "tensor"},
@@ -156,8 +180,8 @@ void print_json(const SweepArgs& args, const std::vector<Row>& rows) {
                           {"pareto", r.pareto}});
     }
     const nlohmann::ordered_json out{{"input", args.input},
-                                     {"values", rows.empty() ? 0 : rows[0].elements},
-                                     {"bytes_in", rows.empty() ? 0 : rows[0].bytes_in},
+                                     {"values", measured ? measured->elements : 0},
+                                     {"bytes_in", measured ? measured->bytes_in : 0},
                                      {"codecs", codecs}};
     std::printf("%s\n", out.dump(2).c_str());
 }
@@ -166,6 +190,7 @@ void write_plot(const SweepArgs& args, const std::vector<Row>& rows) {
     std::vector<PlotSeries> series;
     bool exact_left_out = false;
     for (const auto& r : rows) {
+        if (!r.refused.empty()) continue;
         if (!(r.rel_l2() > 0)) {
             exact_left_out = true;
             continue;
@@ -226,25 +251,40 @@ int run_sweep(const SweepArgs& args) {
         // the figures other than speed do not depend on the thread count.
         OrderedJobs jobs(threads);
         for (Row& row : rows) {
+            if (!row.refused.empty()) continue;  // once refused, its figures would be partial
             auto measured = std::make_shared<UnitMeasure>();
+            auto refused = std::make_shared<std::string>();
             jobs.add(
                 0,
-                [&row, &g, &load, scope, measured](unsigned) {
+                [&row, &g, &load, scope, measured, refused](unsigned) {
+                    // A codec that refuses a tensor (values its dtype or rules cannot take)
+                    // is one cell of the table, not the end of the sweep; a failed read or
+                    // write still is.
                     try {
                         *measured = measure_unit(row.spec, scope, g.tensors, load, EncodeOptions{});
                     } catch (const Error& e) {
-                        fail(e.kind(), "codec " + row.spec.to_string() + ": " + e.what());
+                        if (e.kind() == ErrorKind::io)
+                            fail(e.kind(), "codec " + row.spec.to_string() + ": " + e.what());
+                        *refused = e.what();
                     }
                 },
-                [&row, scope, measured] {
-                    row.add(*measured);
+                [&row, scope, measured, refused] {
                     row.grouped = scope == Scope::group && has_group_scope(row.spec);
+                    if (!refused->empty()) {
+                        row.refused = *refused;
+                        std::fprintf(stderr, "gradcodec: warning: codec %s refused: %s\n",
+                                     row.spec.to_string().c_str(), printable(*refused).c_str());
+                        return;
+                    }
+                    row.add(*measured);
                 });
         }
         jobs.flush();
     }
     mark_pareto(rows);
-    if (!args.plot.empty()) write_plot(args, rows);
+    const bool all_refused =
+        std::all_of(rows.begin(), rows.end(), [](const Row& r) { return !r.refused.empty(); });
+    if (!args.plot.empty() && !all_refused) write_plot(args, rows);
     if (args.json) {
         print_json(args, rows);
     } else if (args.csv) {
@@ -252,7 +292,8 @@ int run_sweep(const SweepArgs& args) {
     } else {
         print_table(rows);
     }
-    return kExitOk;
+    // Every codec refused: nothing was measured, which a script must not take for success.
+    return all_refused ? kExitBadInput : kExitOk;
 }
 
 }  // namespace gradcodec::cli

@@ -128,11 +128,23 @@ TargetChoice ladder_search(const CodecSpec& spec, const Target& target, Scope sc
     const bool rate = target.kind == TargetKind::bits;
     const double budget_bytes = std::floor(target.value * double(n) / 8.0);
     std::optional<std::pair<CodecSpec, UnitMeasure>> chosen, closest;
+    std::optional<Error> refused;  // the first step the codec refused
     // A higher step costs more and errs less: a rate keeps the last that fits, an error the first.
     const Ladder ladder = ladder_of(spec);
     for (const int step : ladder.steps) {
         const CodecSpec c = spec.with(ladder.key, std::to_string(step));
-        UnitMeasure m = measure_unit(c, scope, unit, load, options, !rate);
+        UnitMeasure m;
+        try {
+            m = measure_unit(c, scope, unit, load, options, !rate);
+        } catch (const Error& e) {
+            // A step the values rule out is passed over, not the end of the search: values
+            // near the top of f16 (65504) leave rangeq's fewest bits an eps (65536) above
+            // what f16 holds, where more bits fit. Refused at every step, the first refusal
+            // is the answer.
+            if (e.kind() != ErrorKind::bad_input) throw;
+            if (!refused) refused.emplace(e);
+            continue;
+        }
         const bool ok =
             rate ? double(m.record_bytes) <= budget_bytes : m.metrics.rel_l2 <= target.value;
         if (!closest || !rate) closest.emplace(c, m);
@@ -143,6 +155,7 @@ TargetChoice ladder_search(const CodecSpec& spec, const Target& target, Scope sc
         chosen.emplace(c, std::move(m));
         if (!rate) break;
     }
+    if (!chosen && !closest) throw *refused;
     if (!chosen) {
         fail(ErrorKind::usage, unit_name(unit) + ": --target " + target.text +
                                    " is out of reach for " + spec.name + ": " +

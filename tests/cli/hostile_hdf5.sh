@@ -27,6 +27,11 @@ expect_exit 0 "and decode" -- "$GC" decode attrs.gcs -o attrs_back.h5
 # (h5diff takes minutes over 4,000 attributes: re-encoding and comparing streams is exact too.)
 "$GC" encode attrs_back.h5 -o attrs_again.gcs
 if cmp -s attrs.gcs attrs_again.gcs; then pass "to the same attributes"; else fail "attributes changed in the round trip"; fi
+# One attribute more than a record carries: refused, naming the object that has them.
+"$MAKE" many-attrs too_many.h5 4097
+expect_exit 3 "4,097 attributes are refused" -- "$GC" encode too_many.h5 -o too_many.gcs
+expect_stderr "/x: 4097 attributes, more than the 4096 a record can carry"
+expect_absent too_many.gcs
 
 # An attribute of 100,000 bytes (dense storage) and one of 0 elements round-trip.
 "$MAKE" big-attr big.h5

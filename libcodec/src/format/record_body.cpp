@@ -31,9 +31,13 @@ std::vector<std::uint64_t> get_shape(ByteReader& r) {
     return shape;
 }
 
-void put_attributes(ByteWriter& w, const std::vector<Attribute>& attrs) {
+// `path` names the object in the message: with thousands of objects in a dump, "more than
+// 4096 attributes" alone would leave the user to search for it.
+void put_attributes(ByteWriter& w, const std::vector<Attribute>& attrs, const std::string& path) {
     if (attrs.size() > kMaxAttributes) {
-        fail(ErrorKind::bad_input, "more than " + std::to_string(kMaxAttributes) + " attributes");
+        fail(ErrorKind::bad_input, path + ": " + std::to_string(attrs.size()) +
+                                       " attributes, more than the " +
+                                       std::to_string(kMaxAttributes) + " a record can carry");
     }
     w.u16(static_cast<std::uint16_t>(attrs.size()));
     for (const auto& a : attrs) {
@@ -138,7 +142,7 @@ std::vector<std::uint8_t> group_body(const GroupRecord& record) {
     std::vector<std::uint8_t> out;
     ByteWriter w(out);
     w.string(record.path);
-    put_attributes(w, record.attributes);
+    put_attributes(w, record.attributes, record.path);
     return out;
 }
 
@@ -158,7 +162,7 @@ std::vector<std::uint8_t> tensor_head(const TensorRecord& record, std::uint64_t 
     w.string(record.path);
     w.u8(static_cast<std::uint8_t>(record.dtype));
     put_shape(w, record.shape);
-    put_attributes(w, record.attributes);
+    put_attributes(w, record.attributes, record.path);
     w.u16(record.codec_id);
     w.string(record.codec_spec);
     w.u64(payload_size);
@@ -175,7 +179,7 @@ std::vector<std::uint8_t> typed_head(const TypedRecord& record) {
     ByteWriter w(out);
     w.string(record.path);
     put_shape(w, record.shape);
-    put_attributes(w, record.attributes);
+    put_attributes(w, record.attributes, record.path);
     w.u32(static_cast<std::uint32_t>(record.type.size()));
     w.bytes(record.type);
     w.u64(record.data.size());
