@@ -166,11 +166,18 @@ class StreamWriter:
             w.write("step_00001/fc.weight", grad, attrs={"step": 1})
 
     Parent groups are written before the first tensor inside them. The file appears only on
-    a clean close; an exception inside the `with` block leaves nothing behind.
+    a clean close; an exception inside the `with` block leaves nothing behind. It is built
+    unnamed in the target's directory (no temporary name that a symlink could be planted at),
+    synced to disk, then published whole.
+
+    An existing file at `path` is a UsageError unless `overwrite=True`, at construction and
+    again at close if one appeared meanwhile (another writer's committed file is never lost);
+    with `overwrite=True` it is replaced atomically, keeping its mode. A directory, device,
+    FIFO or symbolic link at `path` is never replaced.
     """
 
-    def __init__(self, path, codec="lossless"):
-        self._writer = _gradcodec.StreamWriter(str(path), codec)
+    def __init__(self, path, codec="lossless", *, overwrite=False):
+        self._writer = _gradcodec.StreamWriter(str(path), codec, overwrite=overwrite)
 
     def write(self, name, array, *, codec=None, attrs=None, dtype=None):
         values, dtype = _as_buffer(array, dtype)

@@ -1,10 +1,9 @@
 // Dump streams from Python: a reader yielding (name, array, attrs) per tensor and a writer that
-// encodes arrays into tensor records. The writer writes beside its target and renames on
-// close, so a failure leaves no partial stream.
+// encodes arrays into tensor records. The writer builds its file with the library's AtomicFile
+// (unnamed beside its target, fsynced, published on close), so a failure leaves no partial
+// stream and an existing file is replaced only when asked.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
-
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include <gradcodec/atomic_file.hpp>
 #include <gradcodec/codec.hpp>
 #include <gradcodec/error.hpp>
 #include <gradcodec/stream.hpp>
@@ -108,13 +108,11 @@ class PyStreamReader {
 
 class PyStreamWriter {
   public:
-    PyStreamWriter(const std::string& path, const std::string& codec)
+    PyStreamWriter(const std::string& path, const std::string& codec, bool overwrite)
         : path_(path),
-          temporary_(path + ".tmp-gradcodec-" + std::to_string(::getpid())),
           codec_(Codec::compile(codec)),
-          file_(open_file(temporary_, "wb")),
-          sink_(file_.get(), temporary_),
-          writer_(std::make_unique<StreamWriter>(sink_)) {}
+          file_(open_output(path, overwrite)),
+          writer_(std::make_unique<StreamWriter>(*file_)) {}
 
     ~PyStreamWriter() { abandon(); }
 
@@ -148,29 +146,30 @@ class PyStreamWriter {
         writer().write(record);
     }
 
+    // Ends the stream and publishes the file (fsynced, with its directory). A file that
+    // appeared at the path meanwhile is kept unless overwrite=True.
     void close() {
         writer().finish();
         writer_.reset();
-        const bool flushed = std::fflush(file_.get()) == 0;
-        const bool closed = std::fclose(file_.release()) == 0;
-        if (!flushed || !closed) {
-            const std::string reason = std::strerror(errno);
-            std::remove(temporary_.c_str());
-            fail(ErrorKind::io, path_ + ": " + reason);
+        try {
+            py::gil_scoped_release unlocked;
+            file_->commit();
+        } catch (const FileExistsError&) {
+            file_.reset();
+            fail(ErrorKind::usage, path_ +
+                                       ": already exists: it appeared while the stream was "
+                                       "written (pass overwrite=True to replace it)");
+        } catch (...) {
+            file_.reset();
+            throw;
         }
-        if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
-            const std::string reason = std::strerror(errno);
-            std::remove(temporary_.c_str());
-            fail(ErrorKind::io, path_ + ": " + reason);
-        }
+        file_.reset();
     }
 
     // Drops the unfinished stream; nothing is left at the target.
     void abandon() {
-        if (!file_) return;
         writer_.reset();
         file_.reset();
-        std::remove(temporary_.c_str());
     }
 
   private:
@@ -192,11 +191,17 @@ class PyStreamWriter {
         }
     }
 
+    static std::unique_ptr<AtomicFile> open_output(const std::string& path, bool overwrite) {
+        try {
+            return std::make_unique<AtomicFile>(path, overwrite);
+        } catch (const FileExistsError&) {
+            fail(ErrorKind::usage, path + ": already exists (pass overwrite=True to replace it)");
+        }
+    }
+
     std::string path_;
-    std::string temporary_;
     Codec codec_;
-    File file_;
-    FileSink sink_;
+    std::unique_ptr<AtomicFile> file_;
     std::unique_ptr<StreamWriter> writer_;
     std::set<std::string> groups_;
 };
@@ -212,8 +217,8 @@ void register_stream(py::module_& module) {
         .def("__iter__", [](py::object self) { return self; })
         .def("__next__", &PyStreamReader::next);
     py::class_<PyStreamWriter>(module, "StreamWriter")
-        .def(py::init<const std::string&, const std::string&>(), py::arg("path"),
-             py::arg("codec") = "lossless")
+        .def(py::init<const std::string&, const std::string&, bool>(), py::arg("path"),
+             py::arg("codec") = "lossless", py::kw_only(), py::arg("overwrite") = false)
         .def("write_group", &PyStreamWriter::write_group, py::arg("path"),
              py::arg("attrs") = py::dict())
         .def("write", &PyStreamWriter::write, py::arg("name"), py::arg("array"), py::kw_only(),

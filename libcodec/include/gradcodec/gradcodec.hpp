@@ -1,5 +1,6 @@
 #pragma once
 // The whole public API in one include.
+#include "gradcodec/atomic_file.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/codec_spec.hpp"
 #include "gradcodec/dtype.hpp"
