@@ -364,14 +364,21 @@ def encode_decode_allreduce(state, index, grad, layout, keys=None):
     codec = state.codec_for_step(index)
     values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world), keys)
     values = values.to(torch.float32)
-    pieces = [((index, offset), offset, shape) for offset, _, shape in layout]
+    # PowerSGD's warm-started Q follows its parameter across DDP's rebuild, as the residual does.
+    key_at = {offset: key for key, offset, _ in keys} if keys else {}
+    pieces = [(key_at.get(offset, (index, offset)), offset, shape) for offset, _, shape in layout]
+    collective_before = state.wire.collective_seconds
     average, sent = summable_forms.average(codec.spec, values, step, index, state.wire, group,
-                                      lowrank_state=state.lowrank, pieces=pieces)
+                                           lowrank_state=state.lowrank, pieces=pieces)
     residual = (values - sent).to(grad.dtype) if state.error_feedback else None
     state.after_encoding(index, residual, sent)
     finished = time.perf_counter()
-    state.comm_seconds += finished - started
-    state.call_seconds.append((0.0, 0.0, finished - started))
+    # The summable forms interleave their local work with the collectives: the collectives'
+    # time is comm_seconds, the rest (forming, rounding, the one decode) encode_seconds.
+    comm = state.wire.collective_seconds - collective_before
+    state.comm_seconds += comm
+    state.encode_seconds += finished - started - comm
+    state.call_seconds.append((finished - started - comm, 0.0, comm))
     state.calls += 1
     return average.to(grad.dtype)
 
@@ -430,6 +437,10 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
     codec = Codec(spec, allow_nonfinite)
     if transport == "allreduce":
         check_summable(codec.spec)
+        if per_tensor:
+            raise ValueError("per_tensor=True applies to transport='allgather' (a frame per parameter); "
+                             "the all-reduce forms select across the bucket, and lowrank factors each "
+                             "parameter without it")
     if codec.name == "lowrank" and not per_tensor and transport == "allgather":
         raise ValueError(f"comm_hook({spec!r}): lowrank factors each parameter's gradient as a matrix "
                          "(first dimension x the rest) and needs per_tensor=True; a whole bucket is one "

@@ -32,6 +32,7 @@ sends and receives (N-1)·S; a broadcast of S bytes (a pipelined chain from the 
 from every rank but the last of the chain and receives S at every rank but the root.
 """
 import math
+import time
 
 import numpy as np
 import torch
@@ -49,6 +50,7 @@ class WireCounter:
         self.bytes_sent = 0.0
         self.bytes_received = 0.0
         self.bytes_dense = 0.0
+        self.collective_seconds = 0.0  # time inside the collectives the transports call
 
     def ring_allreduce(self, nbytes, world):
         moved = 2.0 * (world - 1) / world * nbytes
@@ -109,9 +111,19 @@ def shared_seed(base, step, bucket):
 
 
 def _allreduce(tensor, counter, group, world, op=dist.ReduceOp.SUM):
+    started = time.perf_counter()
     dist.all_reduce(tensor, op=op, group=group)
+    counter.collective_seconds += time.perf_counter() - started
     counter.ring_allreduce(tensor.numel() * tensor.element_size(), world)
     return tensor
+
+
+def _broadcast(tensor, counter, group, world, rank, root):
+    started = time.perf_counter()
+    source = dist.get_global_rank(group, root) if group is not None else root
+    dist.broadcast(tensor, src=source, group=group)
+    counter.collective_seconds += time.perf_counter() - started
+    counter.broadcast(tensor.numel() * tensor.element_size(), world, rank, root)
 
 
 def sum_at_positions(values, positions, counter, group, world, scale=1.0):
@@ -149,19 +161,16 @@ def leader_topk(spec, values, step, counter, group, world, rank):
     """ScaleCom's cyclic local top-k: the leader's positions, everyone's values there."""
     n = values.numel()
     leader = step % world
-    global_leader = dist.get_global_rank(group, leader) if group is not None else leader
     if rank == leader:
         section = gradcodec.encode_positions(leader_positions(spec, values), n)
         length = torch.tensor([len(section)], dtype=torch.int64)
     else:
         length = torch.zeros(1, dtype=torch.int64)
-    dist.broadcast(length, src=global_leader, group=group)
-    counter.broadcast(8, world, rank, leader)
+    _broadcast(length, counter, group, world, rank, leader)
     payload = torch.empty(int(length.item()), dtype=torch.uint8)
     if rank == leader:
         payload.copy_(torch.frombuffer(bytearray(section), dtype=torch.uint8))
-    dist.broadcast(payload, src=global_leader, group=group)
-    counter.broadcast(payload.numel(), world, rank, leader)
+    _broadcast(payload, counter, group, world, rank, leader)
     positions = gradcodec.decode_positions(payload.numpy().tobytes(), n)
     return sum_at_positions(values, positions, counter, group, world)
 

@@ -158,6 +158,8 @@ def test_a_codec_without_a_summable_form_is_refused():
             gctorch.comm_hook(spec, transport="allreduce")
     with pytest.raises(ValueError, match="transport must be"):
         gctorch.comm_hook("topk", transport="ring")
+    with pytest.raises(ValueError, match="per_tensor"):
+        gctorch.comm_hook("topk", transport="allreduce", per_tensor=True)
 
 
 def ddp_training(spec, rank, world):
