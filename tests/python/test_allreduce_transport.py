@@ -164,7 +164,6 @@ def test_a_codec_without_a_summable_form_is_refused():
 
 def ddp_training(spec, rank, world):
     """Five DDP steps of a small model through the hook's all-reduce transport."""
-    import torch.distributed as dist  # noqa: F401
     from torch.nn.parallel import DistributedDataParallel
 
     import gradcodec.torch as gctorch

@@ -2,12 +2,10 @@
 decoded bytes than max_tensor_bytes (or, summed over a stream, max_total_bytes) raises LimitError
 before anything is allocated. The defaults are the CLI's, from the library."""
 import os
-import pathlib
 import struct
 import subprocess
 import sys
 import textwrap
-import time
 
 import numpy as np
 import pytest

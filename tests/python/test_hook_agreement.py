@@ -6,7 +6,6 @@ import functools
 import numpy as np
 import torch
 
-import gradcodec
 from gloo_ranks import run_ranks
 
 SIZE = 400
