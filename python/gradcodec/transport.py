@@ -12,8 +12,8 @@ message, whatever N) and every rank decodes once, after the sum:
   section of the format; every rank all-reduces its own values at those positions.
 - rangeq, qsgd, terngrad: shared-scale quantisation. An all-reduce (max) of per-block scales,
   stochastic rounding of every value onto the shared grid of s levels, an all-reduce of the
-  integer codes in the narrowest integer lane the backend sums that holds N·s (int8, else
-  int32: gloo sums no int16), and one decode after the sum.
+  integer codes in the narrowest lane the backend sums exactly that holds N·s (int8; f16, exact
+  for integers up to 2048; else int32: gloo sums no int16), and one decode after the sum.
 - lowrank: PowerSGD. Per matrix, P = M·Q, all-reduce P, orthonormalise it, Q = Mᵀ·P,
   all-reduce Q; the approximation is P·Qᵀ and Q is kept for the next step (warm start).
   Vectors, and matrices the factors would not shrink, are all-reduced as they are.
@@ -185,8 +185,11 @@ def _levels_and_scale(name, keys):
 
 
 def integer_lane(levels, world):
-    """The narrowest integer type the backends sum that holds N·s in magnitude."""
-    return torch.int8 if levels * world <= 127 else torch.int32
+    """The narrowest type the backends sum exactly that holds every partial sum of N codes of
+    magnitude at most s: int8 up to 127; then f16, whose integers are exact up to 2048 (gloo and
+    NCCL sum no int16); int32 beyond."""
+    most = levels * world
+    return torch.int8 if most <= 127 else torch.float16 if most <= 2048 else torch.int32
 
 
 def shared_scale(name, keys, values, step, bucket, counter, group, world, rank):

@@ -16,7 +16,8 @@ STEPS = 3
 # A bucket of three parameters: a 40 x 50 matrix, a vector, a 20 x 45 matrix.
 PIECES = [("w1", 0, (40, 50)), ("b1", 2000, (100,)), ("w2", 2100, (20, 45))]
 SPECS = ["randomk:density=0.05,seed=3", "topk:density=0.05", "dgc:density=0.05",
-         "qsgd:levels=4,bucket=256,seed=5", "terngrad:seed=7", "rangeq:bits=4",
+         "qsgd:levels=4,bucket=256,seed=5", "qsgd:levels=100,bucket=256,seed=6",
+         "terngrad:seed=7", "rangeq:bits=4",
          "lowrank:rank=2,seed=1", "cast"]
 
 
@@ -149,6 +150,18 @@ def test_bytes_per_rank_stay_flat_from_2_to_4_ranks(spec):
     # A ring all-reduce moves 2(N-1)/N of its message: 1.5 times as much at 4 as at 2 ranks,
     # against 3 times for an all-gather of the same frames.
     assert received[4] <= 1.5 * received[2] + 1e-9, received
+
+
+def test_codes_travel_in_the_narrowest_lane_that_sums_them_exactly():
+    import gradcodec.transport as transport
+    assert transport.integer_lane(4, 31) == torch.int8
+    assert transport.integer_lane(4, 32) == torch.float16  # 128: past int8
+    assert transport.integer_lane(4, 512) == torch.float16  # 2048: f16's last exact integer
+    assert transport.integer_lane(4, 513) == torch.int32
+    # Every integer up to 2048 survives f16, and 2049 does not: the bound is exact.
+    exact = torch.arange(-2048, 2049, dtype=torch.float32)
+    assert torch.equal(exact.to(torch.float16).to(torch.float32), exact)
+    assert torch.tensor(2049.0).to(torch.float16).item() != 2049.0
 
 
 def test_a_codec_without_a_summable_form_is_refused():

@@ -52,6 +52,6 @@ def test_model_scales_as_the_algorithms_say():
     gather = lambda world: study.counted(
         study.collectives("allgather", "topk:density=0.01", n, [(n,)], world, longest=1000), world, 0)[1]
     assert gather(8) / gather(2) == 7
-    # The quantisers' codes widen from int8 to int32 once levels·N exceeds 127.
+    # The quantisers' codes widen from int8 to f16 once levels·N exceeds 127, to int32 past 2048.
     codes = lambda world: study.collectives("allreduce", "qsgd:levels=4", n, [(n,)], world)[-1][1]
-    assert codes(31) == n and codes(32) == 4 * n
+    assert codes(31) == n and codes(32) == 2 * n and codes(512) == 2 * n and codes(513) == 4 * n
