@@ -322,22 +322,33 @@ void add_simulate(CLI::App& app, SimulateArgs& a) {
     cmd->callback([&a] { std::exit(run_simulate(a)); });
 }
 
-// After a parse error: the closest subcommand to an unknown first word, or the closest flag
-// of the chosen subcommand to an unknown one.
-void suggest(const CLI::App& app, int argc, char** argv) {
+// An unknown first word: one line naming it and the closest subcommand, if one is close (true);
+// false when the first word is a known command or a flag.
+bool report_unknown_command(const CLI::App& app, int argc, char** argv) {
+    if (argc < 2) return false;
+    const std::string first = argv[1];
+    if (first.empty() || first[0] == '-') return false;
     std::vector<std::string> commands;
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
         commands.push_back(sub->get_name());
+    if (std::find(commands.begin(), commands.end(), first) != commands.end()) return false;
+    if (const auto word = closest_word(first, commands)) {
+        std::fprintf(stderr, "gradcodec: unknown command '%s'; did you mean '%s'?\n",
+                     printable(first).c_str(), word->c_str());
+    } else {
+        std::fprintf(stderr,
+                     "gradcodec: unknown command '%s' (gradcodec --help lists the commands)\n",
+                     printable(first).c_str());
+    }
+    return true;
+}
+
+// After a parse error in a known subcommand: the closest flag to each unknown one.
+void suggest_flags(const CLI::App& app, int argc, char** argv) {
     if (argc < 2) return;
     const std::string first = argv[1];
-    if (first.empty() || first[0] == '-') return;
-    if (std::find(commands.begin(), commands.end(), first) == commands.end()) {
-        if (const auto word = closest_word(first, commands)) {
-            std::fprintf(stderr, "gradcodec: unknown command '%s'; did you mean '%s'?\n",
-                         printable(first).c_str(), word->c_str());
-        }
+    if (app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == first; }).empty())
         return;
-    }
     const CLI::App* sub = app.get_subcommand(first);
     std::vector<std::string> flags;
     for (const auto* option : sub->get_options()) {
@@ -379,13 +390,20 @@ int main(int argc, char** argv) {
     RepackArgs repack;
     add_repack(app, repack);
 #endif
+    if (argc == 1) {  // no command at all: what the commands are, as --help shows them
+        app.name(argv[0]);
+        std::fputs(app.help().c_str(), stderr);
+        return kExitUsage;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
+        // A mistyped command gets one line, its suggestion, instead of CLI11's message too.
+        if (report_unknown_command(app, argc, argv)) return kExitUsage;
         app.exit(e);
-        suggest(app, argc, argv);
+        suggest_flags(app, argc, argv);
         return kExitUsage;
     } catch (const Error& e) {
         std::fprintf(stderr, "gradcodec: %s\n", printable(with_flag_hint(e)).c_str());

@@ -5,6 +5,12 @@ MAKE="$(dirname "$MAKE_FIXTURE")/make_hostile_hdf5"
 
 expect_exit 2 "an unknown subcommand is a usage error" -- "$GC" encdoe x -o y
 expect_stderr "did you mean 'encode'"
+expect_exit 0 "a mistyped subcommand gets one line, its suggestion" -- test "$(wc -l < "$WORK/stderr")" -eq 1
+expect_exit 2 "a word far from every subcommand is named, with where to look" -- "$GC" bogus
+expect_stderr "unknown command 'bogus' (gradcodec --help lists the commands)"
+expect_exit 2 "no subcommand at all prints the help (usage error)" -- "$GC"
+expect_stderr "Subcommands:"
+expect_stderr "encode"
 expect_exit 2 "a mistyped flag is a usage error" -- "$GC" encode "$SAMPLE" -o x.gcs --froce
 expect_stderr "did you mean '--force'"
 expect_absent x.gcs
