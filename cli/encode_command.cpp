@@ -5,6 +5,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
 
 #include "atomic_output.hpp"
 #include "buffer_pool.hpp"
@@ -348,8 +352,28 @@ struct Encoder {
     }
 };
 
+// --shape, or for a regular file without it the file's values as one dimension.
+std::vector<std::uint64_t> raw_shape(const EncodeArgs& args, DType dtype) {
+    if (!args.shape.empty()) return parse_shape(args.shape);
+    struct stat st {};
+    if (args.input == "-" || ::stat(args.input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fail(ErrorKind::usage,
+             "--raw from " +
+                 (args.input == "-" ? std::string("standard input") : "'" + args.input + "'") +
+                 " needs --shape: only a regular file's size tells its length");
+    }
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size % dtype_size(dtype) != 0) {
+        fail(ErrorKind::bad_input, args.input + ": " + std::to_string(size) +
+                                       " bytes are not a whole number of " +
+                                       std::string(dtype_name(dtype)) + " values");
+    }
+    return {size / dtype_size(dtype)};
+}
+
 void encode_raw(const EncodeArgs& args, Encoder& encoder, unsigned threads) {
-    const TensorMeta meta{args.input, parse_raw_dtype(args.raw), parse_shape(args.shape)};
+    const DType dtype = parse_raw_dtype(args.raw);
+    const TensorMeta meta{args.input, dtype, raw_shape(args, dtype)};
     ByteBudget(args.max_tensor_bytes)
         .check_tensor(args.input, meta.element_count(), dtype_size(meta.dtype));
     BufferPool buffers;
@@ -490,8 +514,8 @@ int run_encode(const EncodeArgs& args) {
     parse_scope(args.scope);
     if (!args.target.empty()) check_target_applies(spec, parse_target(args.target));
     const Execution execution = choose_execution(args.device);
-    if (args.raw.empty() != args.shape.empty())
-        fail(ErrorKind::usage, "--raw and --shape go together");
+    if (args.raw.empty() && !args.shape.empty())
+        fail(ErrorKind::usage, "--shape applies to --raw input only");
     if (!args.raw.empty() && !args.select.empty())
         fail(ErrorKind::usage, "--select applies to HDF5 input only");
     // -T 1 runs everything on the calling thread.

@@ -101,7 +101,9 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
                     "datasets travel lossless");
     cmd->add_option("--raw", a.raw,
                     "INPUT holds raw little-endian values of this type: f32, f16, bf16, f64");
-    cmd->add_option("--shape", a.shape, "Shape of the raw tensor, e.g. 1024x1024");
+    cmd->add_option("--shape", a.shape,
+                    "Shape of the raw tensor, e.g. 1024x1024 (default for a regular file: its "
+                    "values in one dimension; standard input needs it)");
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
     cmd->add_flag("--allow-nonfinite", a.allow_nonfinite,
                   "Carry NaN and inf exactly where a lossy codec would refuse");
