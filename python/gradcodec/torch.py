@@ -242,21 +242,19 @@ def tensor_layout(bucket):
     return layout
 
 
-def parameter_keys(bucket):
-    """(key, offset, count) of each parameter's gradient in the bucket, in order of offset. The
-    key follows the parameter (DDP's bucket.parameters(), in the order of its gradients()), so
-    state kept per key survives DDP's rebuild of its buckets; a bucket without parameters()
-    keys by its index and the offset."""
-    buffer = bucket.buffer()
-    base, width = buffer.data_ptr(), buffer.element_size()
-    gradients = bucket.gradients()
-    parameters = bucket.parameters() if hasattr(bucket, "parameters") else None
-    keys = []
-    for i, g in enumerate(gradients):
-        offset = (g.data_ptr() - base) // width
-        key = ("parameter", id(parameters[i])) if parameters is not None else ("bucket", bucket.index(), offset)
-        keys.append((key, offset, g.numel()))
-    return sorted(keys, key=lambda k: k[1])
+def parameter_keys(bucket, layout):
+    """(key, offset, count) of each entry of layout (tensor_layout(bucket)). The key follows the
+    parameter (DDP's bucket.parameters(), in the order of its gradients()), so state kept per
+    key survives DDP's rebuild of its buckets; a bucket without parameters() keys by its index
+    and the offset."""
+    key_at = {}
+    if hasattr(bucket, "parameters"):
+        buffer = bucket.buffer()
+        base, width = buffer.data_ptr(), buffer.element_size()
+        for parameter, g in zip(bucket.parameters(), bucket.gradients()):
+            key_at[(g.data_ptr() - base) // width] = ("parameter", id(parameter))
+    return [(key_at.get(offset, ("bucket", bucket.index(), offset)), offset, count)
+            for offset, count, _ in layout]
 
 
 def encode_spans(codec, values, residual, decoded, spans, buffer, shapes=None):
@@ -354,9 +352,10 @@ def encode_decode_allgather(state, index, grad, spans=None, shapes=None, keys=No
     return total
 
 
-def encode_decode_allreduce(state, index, grad, layout, keys=None):
+def encode_decode_allreduce(state, index, grad, layout, keys):
     """The all-reduce transport's average (gradcodec.transport): the codec's summable form,
-    summed by the backend, decoded once. layout: (offset, count, shape) of each parameter."""
+    summed by the backend, decoded once. layout: (offset, count, shape) of each parameter;
+    keys: parameter_keys(bucket, layout)."""
     group = state.process_group
     world = dist.get_world_size(group)
     started = time.perf_counter()
@@ -365,8 +364,7 @@ def encode_decode_allreduce(state, index, grad, layout, keys=None):
     values = state.compensated(index, state.clipped(grad.detach().to("cpu").contiguous(), world), keys)
     values = values.to(torch.float32)
     # PowerSGD's warm-started Q follows its parameter across DDP's rebuild, as the residual does.
-    key_at = {offset: key for key, offset, _ in keys} if keys else {}
-    pieces = [(key_at.get(offset, (index, offset)), offset, shape) for offset, _, shape in layout]
+    pieces = [(key, offset, shape) for (key, offset, _), (_, _, shape) in zip(keys, layout)]
     collective_before = state.wire.collective_seconds
     average, sent = summable_forms.average(codec.spec, values, step, index, state.wire, group,
                                            lowrank_state=state.lowrank, pieces=pieces)
@@ -381,6 +379,14 @@ def encode_decode_allreduce(state, index, grad, layout, keys=None):
     state.call_seconds.append((finished - started - comm, 0.0, comm))
     state.calls += 1
     return average.to(grad.dtype)
+
+
+def completed(average, grad):
+    """A future holding the bucket's average on the bucket's device. A CUDA result needs the
+    future to know its device, so that DDP waits on its stream."""
+    future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
+    future.set_result(average.to(grad.device, non_blocking=False))
+    return future
 
 
 def agree(state, bucket, grad):
@@ -467,26 +473,15 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
             dist.all_reduce(average, group=state.process_group)
             state.wire.ring_allreduce(average.numel() * average.element_size(), world)
             state.wire.dense(average.numel(), world)
-            average.div_(world)
-            future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
-            future.set_result(average)
-            return future
+            return completed(average.div_(world), grad)
+        layout = tensor_layout(bucket)
+        keys = parameter_keys(bucket, layout)
         if transport == "allreduce":
-            average = encode_decode_allreduce(state, bucket.index(), grad, tensor_layout(bucket),
-                                              parameter_keys(bucket))
-            future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
-            future.set_result(average.to(grad.device, non_blocking=False))
-            return future
+            return completed(encode_decode_allreduce(state, bucket.index(), grad, layout, keys), grad)
         spans = shapes = None
         if per_tensor:
-            layout = tensor_layout(bucket)
             spans = [(offset, count) for offset, count, _ in layout]
             shapes = [shape for _, _, shape in layout]
-        average = encode_decode_allgather(state, bucket.index(), grad, spans, shapes,
-                                          parameter_keys(bucket))
-        # A CUDA result needs the future to know its device, so that DDP waits on its stream.
-        future = torch.futures.Future(devices=[grad.device]) if grad.is_cuda else torch.futures.Future()
-        future.set_result(average.to(grad.device, non_blocking=False))
-        return future
+        return completed(encode_decode_allgather(state, bucket.index(), grad, spans, shapes, keys), grad)
 
     return state, hook

@@ -91,7 +91,40 @@ std::uint64_t largest_magnitude_beyond(std::span<const float> values, float limi
     return values.size();
 }
 
-void decode_factors(ByteReader& r, const MatrixShape& m, unsigned rank, std::span<float> out);
+// Reads both factors' value sections (to the payload's end) and writes P · Qᵀ to `out`.
+void decode_factors(ByteReader& r, const MatrixShape& m, unsigned rank, std::span<float> out) {
+    // rank · (rows + cols) < rows · cols: the factors take less memory than the output.
+    ScratchVector<float> p(m.rows * rank), q(m.cols * rank);
+    decode_values(r, p);
+    decode_values(r, q);
+    r.expect_end();
+    low_rank_product(p, q, m.rows, m.cols, rank, out);
+}
+
+struct Header {
+    Form form;
+    unsigned rank = 0;
+    std::uint16_t fallback_id = 0;
+};
+
+Header read_header(ByteReader& r, const TensorMeta& meta) {
+    Header h{static_cast<Form>(r.u8())};
+    if (h.form == Form::fallback) {
+        h.fallback_id = r.u16();
+        if (h.fallback_id == kCodecLowrank) r.damaged("a lowrank fallback to lowrank");
+        return h;
+    }
+    if (h.form != Form::factors) r.damaged("unknown form " + std::to_string(int(h.form)));
+    const auto matrix = matrix_of(meta);
+    h.rank = r.u32();
+    if (h.rank < 1 || h.rank > kMaxRank)
+        r.damaged("rank " + std::to_string(h.rank) + " outside 1.." + std::to_string(kMaxRank));
+    if (!matrix || !factors_pay(*matrix, h.rank))
+        r.damaged("factors of rank " + std::to_string(h.rank) + " for a tensor they do not shrink");
+    r.u64();  // the seed
+    r.u8();   // the iterations
+    return h;
+}
 
 // A half tensor's decoder refuses a product beyond the dtype's range, so the encoder checks
 // the product of the factors as stored (rounded by the value coder) before it hands them out.
@@ -99,10 +132,7 @@ void require_product_fits(const TensorMeta& meta, const MatrixShape& m,
                           std::span<const std::uint8_t> payload) {
     ScratchVector<float> product(m.rows * m.cols);
     ByteReader r(payload, meta.name, "lowrank payload");
-    r.u8();
-    const unsigned rank = r.u32();
-    r.u64();
-    r.u8();
+    const unsigned rank = read_header(r, meta).rank;
     decode_factors(r, m, rank, product);
     const std::uint64_t at = largest_magnitude_beyond(product, dtype_value_limit(meta.dtype));
     if (at != product.size()) {
@@ -141,41 +171,6 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
         if (is_half(meta.dtype))
             require_product_fits(meta, *matrix, std::span(out.data() + start, out.size() - start));
     });
-}
-
-// Reads both factors' value sections (to the payload's end) and writes P · Qᵀ to `out`.
-void decode_factors(ByteReader& r, const MatrixShape& m, unsigned rank, std::span<float> out) {
-    // rank · (rows + cols) < rows · cols: the factors take less memory than the output.
-    ScratchVector<float> p(m.rows * rank), q(m.cols * rank);
-    decode_values(r, p);
-    decode_values(r, q);
-    r.expect_end();
-    low_rank_product(p, q, m.rows, m.cols, rank, out);
-}
-
-struct Header {
-    Form form;
-    unsigned rank = 0;
-    std::uint16_t fallback_id = 0;
-};
-
-Header read_header(ByteReader& r, const TensorMeta& meta) {
-    Header h{static_cast<Form>(r.u8())};
-    if (h.form == Form::fallback) {
-        h.fallback_id = r.u16();
-        if (h.fallback_id == kCodecLowrank) r.damaged("a lowrank fallback to lowrank");
-        return h;
-    }
-    if (h.form != Form::factors) r.damaged("unknown form " + std::to_string(int(h.form)));
-    const auto matrix = matrix_of(meta);
-    h.rank = r.u32();
-    if (h.rank < 1 || h.rank > kMaxRank)
-        r.damaged("rank " + std::to_string(h.rank) + " outside 1..256");
-    if (!matrix || !factors_pay(*matrix, h.rank))
-        r.damaged("factors of rank " + std::to_string(h.rank) + " for a tensor they do not shrink");
-    r.u64();  // the seed
-    r.u8();   // the iterations
-    return h;
 }
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,

@@ -70,7 +70,7 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
         w.u64(seed);
         w.u64(k);
         w.u8(params.unbiased ? 1 : 0);
-        encode_values(params.values, kept, meta, options, w, dtype_value_limit(meta.dtype));
+        encode_values(params.values, kept, meta, options, w, limit);
     });
 }
 
