@@ -1,7 +1,7 @@
 // fft / dct codec throughput against the raw FFTW transform at the same chunk size, in the
 // same run: GB/s of float32 input (encode) or output (decode) for a 16 MiB tensor, one core.
-// README's figures and targets come from here: fft encode at D=0.15 against raw r2c at the
-// default chunk, and the table of chunk sizes.
+// The figures and targets of docs/performance.md come from here: fft encode at D=0.15
+// against raw r2c at the default chunk, and the table of chunk sizes.
 #include <benchmark/benchmark.h>
 
 #include <complex>

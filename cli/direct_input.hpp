@@ -10,9 +10,10 @@
 // The file is mapped once, whole, and a tensor's values are read where they lie in the page
 // cache, without a copy; once encoded, its pages are dropped from the mapping again, so the
 // process maps little more of the file than the tensors in flight. One mapping for the whole
-// encode: mapping and unmapping each tensor instead was slower on two threads (README, "Dump
-// values read from one mapping"). A tensor that one thread casts piece by piece is still read
-// with pread into a small buffer (ExtentPieces), which the mapping did not beat. Where the file
+// encode: mapping and unmapping each tensor instead was slower on two threads
+// (docs/results/benchmark-history.md, "Dump values read from one mapping"). A tensor that one
+// thread casts piece by piece is still read with pread into a small buffer (ExtentPieces),
+// which the mapping did not beat. Where the file
 // cannot be mapped, values are read with pread.
 #include <cstddef>
 #include <cstdint>

@@ -40,7 +40,7 @@ constexpr std::size_t kPieceBytes = std::size_t{4} << 20;
 // A dump's tensor read from its extent in the file (ExtentPieces) goes in smaller pieces, which
 // stay in the encoding core's own cache: the whole-tensor read wrote every value out to memory
 // and read it back, and on two threads the cores then shared the memory bandwidth. Measured on
-// the ResNet-50 dump with cast (README, "Dump tensors in pieces").
+// the ResNet-50 dump with cast (docs/results/benchmark-history.md, "Dump tensors in pieces").
 constexpr std::size_t kExtentPieceBytes = std::size_t{256} << 10;
 
 // Whether `c` can encode the tensor piece by piece (Codec::encode_piece).
@@ -309,8 +309,8 @@ struct Encoder {
     // its extent in the file piece by piece (ExtentPieces) and encoded into a pooled buffer of
     // the payload's size, on the calling thread; each piece is hashed for the record while it
     // is still in cache. nullopt, with nothing read, for any other codec. rangeq and top-k
-    // would read the file twice, which cost them more than the whole read saves (README, "Dump
-    // tensors in pieces").
+    // would read the file twice, which cost them more than the whole read saves (measured in
+    // docs/results/benchmark-history.md, "Dump tensors in pieces").
     std::optional<InPlacePayload> encode_extent_in_pieces(const std::string& path, DType dtype,
                                                           const std::vector<std::uint64_t>& shape,
                                                           const std::vector<Attribute>& attributes,

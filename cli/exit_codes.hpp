@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes are an interface: scripts branch on them. README and --help document them.
+// Exit codes are an interface: scripts branch on them. docs/cli.md and --help document them.
 #include "gradcodec/error.hpp"
 
 namespace gradcodec::cli {

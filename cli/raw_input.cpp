@@ -149,10 +149,10 @@ std::span<const std::byte> RawPieces::next() {
 }
 
 // Mapping a piece costs its page-table entries, where reading it costs a copy of every byte:
-// on the measuring machine (README, "Checksums, decode and mapped input") a raw top-k encode
-// took 16-21% less CPU in most rounds, cast 0-13% less, and rangeq, which reads every value
-// twice, from 16% less to 7% more. One piece at a time keeps the pages the process maps as few
-// as a buffer's.
+// on the measuring machine (docs/results/benchmark-history.md, "Checksums, decode and mapped
+// input") a raw top-k encode took 16-21% less CPU in most rounds, cast 0-13% less, and rangeq,
+// which reads every value twice, from 16% less to 7% more. One piece at a time keeps the pages
+// the process maps as few as a buffer's.
 std::span<const std::byte> RawPieces::map_next(std::size_t size) {
     unmap();
     if (size == 0) return {};

@@ -1,6 +1,6 @@
-"""A 4-rank gloo DDP run through the hook that ends as README's teardown recipe says: 20 steps of
-a small MLP, one all_gather_object, then barrier, drop the DDP model, destroy the process group.
-Run by test_teardown.py, many times, under a time limit."""
+"""A 4-rank gloo DDP run through the hook that ends as docs/python.md's teardown recipe says: 20
+steps of a small MLP, one all_gather_object, then barrier, drop the DDP model, destroy the
+process group. Run by test_teardown.py, many times, under a time limit."""
 import datetime
 import os
 import pathlib

@@ -1,5 +1,6 @@
-"""Multi-rank runs end: a 4-rank DDP run through the hook, ending as README's teardown recipe
-says, exits cleanly 20 times in a row, each within a minute (a hang at exit fails the run)."""
+"""Multi-rank runs end: a 4-rank DDP run through the hook, ending as docs/python.md's teardown
+recipe says, exits cleanly 20 times in a row, each within a minute (a hang at exit fails the
+run)."""
 import os
 import pathlib
 import subprocess

@@ -3,8 +3,8 @@
 // CPU has. Every payload is hashed once when it is written and once when it is read, so the
 // hash runs over every byte a dump holds. xxHash's library as Debian builds it hashes with
 // SSE2 only, and its own run-time dispatch is not in the static archive the CLI links; on
-// AVX2 the same hash runs 1.5 times as fast from memory and 2.9 times from cache (README,
-// "Checksums, decode and mapped input").
+// AVX2 the same hash runs 1.5 times as fast from memory and 2.9 times from cache (measured in
+// docs/results/benchmark-history.md, "Checksums, decode and mapped input").
 #include <cstdint>
 #include <span>
 
