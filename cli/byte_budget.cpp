@@ -42,9 +42,24 @@ void ByteBudget::check_working_memory(const std::string& where, const std::strin
     }
 }
 
+void ByteBudget::check_memory(const std::string& where, const std::string& work,
+                              std::uint64_t bytes) const {
+    if (bytes > tensor_bytes_) {
+        fail(ErrorKind::limit, where + ": " + work + " needs about " + std::to_string(bytes) +
+                                   " bytes of working memory, over the cap of " +
+                                   std::to_string(tensor_bytes_) +
+                                   " bytes per tensor (raise it with --max-tensor-bytes)");
+    }
+}
+
 void ByteBudget::take(const std::string& where, std::uint64_t elements, std::size_t element_size) {
     check_tensor(where, elements, element_size);
-    const std::uint64_t bytes = elements * element_size;
+    take_output(where, elements, element_size);
+}
+
+void ByteBudget::take_output(const std::string& where, std::uint64_t elements,
+                             std::size_t element_size) {
+    const std::uint64_t bytes = bytes_of(where, elements, element_size);
     if (bytes > total_bytes_ - spent_) {
         fail(ErrorKind::limit, where + ": brings the output past the cap of " +
                                    std::to_string(total_bytes_) +

@@ -19,8 +19,14 @@ class ByteBudget {
     // `bytes_per_element` for each, is over the per-tensor cap.
     void check_working_memory(const std::string& where, const std::string& work,
                               std::uint64_t elements, std::size_t bytes_per_element) const;
+    // Refuses `work` ("decoding it in slabs") when the `bytes` it holds at once are over the
+    // per-tensor cap.
+    void check_memory(const std::string& where, const std::string& work, std::uint64_t bytes) const;
     // check_tensor, then counts the bytes against the total cap.
     void take(const std::string& where, std::uint64_t elements, std::size_t element_size);
+    // Counts the bytes against the total cap only: for a tensor written out a slab at a time,
+    // whose working memory check_memory caps instead.
+    void take_output(const std::string& where, std::uint64_t elements, std::size_t element_size);
     std::uint64_t tensor_cap() const { return tensor_bytes_; }
 
   private:

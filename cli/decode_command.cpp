@@ -20,6 +20,7 @@
 #include "hdf5_dump.hpp"
 #include "ordered_jobs.hpp"
 #include "output_path.hpp"
+#include "slab_output.hpp"
 #include "stream_io.hpp"
 
 namespace gradcodec::cli {
@@ -55,19 +56,57 @@ PooledBuffer decode_values(const DecodeArgs& args, ByteBudget& budget, const Ten
     return values;
 }
 
-// --raw: the one tensor's values, written only after the whole stream has checked out.
+// Tensors of more bytes than this (or than --max-tensor-bytes) whose codec decodes in slabs
+// (the sparse ones) are decoded and written a slab at a time: their memory is their kept
+// values', whatever the size they declare. Smaller ones decode whole, on many threads.
+constexpr std::uint64_t kWholeTensorBytes = std::uint64_t{64} << 20;
+
+bool in_slabs(const TensorRecord& t, const TensorMeta& meta, const ByteBudget& budget) {
+    if (!decodes_in_slabs(t.codec_id) || t.shape.empty()) return false;
+    const std::uint64_t elements = meta.element_count();
+    const std::size_t size = dtype_size(t.dtype);
+    // Saturating: a size past 64 bits is over every cap, and the budget refuses it by name.
+    const std::uint64_t bytes = elements > UINT64_MAX / size ? UINT64_MAX : elements * size;
+    return bytes > kWholeTensorBytes || bytes > budget.tensor_cap();
+}
+
+// A tensor decoded in slabs counts against --max-total-bytes for its output, and against
+// --max-tensor-bytes for the kept values it holds.
+void take_slabbed(ByteBudget& budget, const TensorRecord& t, const TensorMeta& meta) {
+    budget.take_output(meta.name, meta.element_count(), dtype_size(t.dtype));
+    budget.check_memory(meta.name, "decoding it in slabs",
+                        SlabDecoder::working_bytes(t.codec_id, meta, t.payload));
+}
+
+// --raw: the one tensor's values, written only after the whole stream has checked out (and,
+// for a tensor decoded in slabs, its whole payload: SlabDecoder checks it when it is made).
 void decode_raw(const DecodeArgs& args, ByteBudget& budget, StreamReader& reader, std::FILE* out) {
     BufferPool buffers;
     std::optional<PooledBuffer> values;
+    std::optional<TensorRecord> slabbed;
     while (auto record = reader.next()) {
-        const auto* t = std::get_if<TensorRecord>(&*record);
+        auto* t = std::get_if<TensorRecord>(&*record);
         if (!t) continue;
-        if (values)
+        if (values || slabbed)
             fail(ErrorKind::bad_input,
                  args.input + ": the stream holds more than one tensor; --raw needs exactly one");
+        const TensorMeta meta{args.input + ": " + display_name(t->path), t->dtype, t->shape};
+        if (in_slabs(*t, meta, budget)) {
+            take_slabbed(budget, *t, meta);
+            slabbed = std::move(*t);
+            continue;
+        }
         values = decode_values(args, budget, *t, buffers);
     }
     reader.expect_input_end();
+    if (slabbed) {
+        TensorMeta meta{args.input + ": " + display_name(slabbed->path), slabbed->dtype,
+                        slabbed->shape};
+        SlabDecoder decoder(slabbed->codec_id, std::move(meta), slabbed->payload);
+        slabbed->payload = {};
+        write_raw_slabs(decoder, slabbed->dtype, out, args.output);
+        return;
+    }
     if (!values)
         fail(ErrorKind::bad_input,
              args.input + ": the stream holds no tensor; --raw needs exactly one");
@@ -110,6 +149,21 @@ void decode_hdf5(const DecodeArgs& args, ByteBudget& budget, StreamReader& reade
                 progress.tick(display_name(t->path));
                 const TensorMeta meta{args.input + ": " + display_name(t->path), t->dtype,
                                       t->shape};
+                if (in_slabs(*t, meta, budget)) {
+                    take_slabbed(budget, *t, meta);
+                    auto slabbed = std::make_shared<TensorRecord>(std::move(*t));
+                    // Decoded on this thread, in turn: it holds a slab, not the tensor.
+                    jobs.add(
+                        slabbed->payload.size() + kSlabBytes, [](unsigned) {},
+                        [&writer, slabbed, name = meta.name] {
+                            SlabDecoder decoder(slabbed->codec_id,
+                                                TensorMeta{name, slabbed->dtype, slabbed->shape},
+                                                slabbed->payload);
+                            slabbed->payload = {};
+                            write_hdf5_slabs(writer, *slabbed, decoder);
+                        });
+                    continue;
+                }
                 budget.take(meta.name, meta.element_count(), dtype_size(t->dtype));
                 auto job = std::make_shared<DecodeJob>(DecodeJob{std::move(*t), {}});
                 try {

@@ -188,6 +188,42 @@ void DumpWriter::write(const TensorRecord& tensor, std::span<const std::byte> va
     write_attributes(id.get(), tensor.attributes, where);
 }
 
+void DumpWriter::write_slabs(const TensorRecord& tensor, std::span<const std::uint64_t> chunk,
+                             const std::function<void(const SlabWrite&)>& fill) {
+    const std::string where = path_ + ": " + tensor.path;
+    Hid type = hdf5_type_of(tensor.dtype);
+    Hid dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), ErrorKind::io, where,
+                       "cannot create the dataset's properties");
+    const std::vector<hsize_t> chunk_dims(chunk.begin(), chunk.end());
+    const std::uint64_t zero = 0;  // every dtype's +0.0 (and 0) is all zero bits
+    if (H5Pset_chunk(dcpl.get(), static_cast<int>(chunk_dims.size()), chunk_dims.data()) < 0 ||
+        H5Pset_fill_value(dcpl.get(), type.get(), &zero) < 0 ||
+        H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_INCR) < 0) {
+        fail(ErrorKind::damaged_stream,
+             where +
+                 ": cannot lay the dataset out in chunks (HDF5 refuses what the stream declares)");
+    }
+    Hid id = create_dataset(tensor, type.get(), dcpl.get(), where);
+    Hid file_space = checked(H5Dget_space(id.get()), ErrorKind::io, where,
+                             "cannot read the dataset's dataspace");
+    fill([&](std::span<const std::uint64_t> start, std::span<const std::uint64_t> count,
+             std::span<const std::byte> values) {
+        const std::vector<hsize_t> first(start.begin(), start.end());
+        const std::vector<hsize_t> size(count.begin(), count.end());
+        Hid memory = checked(H5Screate_simple(static_cast<int>(size.size()), size.data(), nullptr),
+                             ErrorKind::io, where, "cannot make a slab's dataspace");
+        errno = 0;
+        if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, first.data(), nullptr,
+                                size.data(), nullptr) < 0 ||
+            H5Dwrite(id.get(), type.get(), memory.get(), file_space.get(), H5P_DEFAULT,
+                     values.data()) < 0) {
+            fail(ErrorKind::io, where + ": cannot write the values" +
+                                    (errno ? std::string(": ") + std::strerror(errno) : ""));
+        }
+    });
+    write_attributes(id.get(), tensor.attributes, where);
+}
+
 void DumpWriter::write(const TypedRecord& typed, std::uint64_t cap) {
     const std::string where = path_ + ": " + typed.path;
     Hid type = decode_type(typed.type, where);

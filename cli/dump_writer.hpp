@@ -7,6 +7,7 @@
 // the root, never by handing HDF5 a full path: a link the stream created is never traversed,
 // so no other file is ever opened, and a deep path costs time linear in its length.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -36,6 +37,15 @@ class DumpWriter {
         std::span<const std::uint8_t> bytes;
     };
     void write_chunks(const TensorRecord& tensor, hid_t dcpl, std::span<const ChunkBytes> chunks);
+    // A dataset written a hyperslab at a time (decode's large sparse tensors): chunked in
+    // `chunk`, with fill value 0 and chunks stored only when written, so a chunk nobody writes
+    // takes no space and reads back as zeros. `fill` gets a function that writes `values` (in
+    // the tensor's dtype) at `start`, `count` elements per dimension.
+    using SlabWrite = std::function<void(std::span<const std::uint64_t> start,
+                                         std::span<const std::uint64_t> count,
+                                         std::span<const std::byte> values)>;
+    void write_slabs(const TensorRecord& tensor, std::span<const std::uint64_t> chunk,
+                     const std::function<void(const SlabWrite&)>& fill);
     // A typed dataset: its type description is checked before libhdf5 decodes it, and its
     // elements may take at most `cap` bytes in memory (Error(limit) beyond).
     void write(const TypedRecord& typed, std::uint64_t cap);

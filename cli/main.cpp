@@ -60,11 +60,12 @@ const CLI::Validator kPositiveCap(
     "N>0");
 
 // Byte counts take K, M, G, T suffixes (powers of 1024).
-void add_tensor_cap(CLI::App* cmd, std::uint64_t& value) {
+void add_tensor_cap(CLI::App* cmd, std::uint64_t& value, const std::string& more = {}) {
     cmd->add_option("--max-tensor-bytes", value,
                     "Refuse a tensor of more bytes, or fit's working memory for one of more "
                     "(default: a quarter of the memory this process may use, under ulimit -v or "
-                    "the machine's, at most 4 GiB); suffixes K, M, G, T")
+                    "the machine's, at most 4 GiB); suffixes K, M, G, T" +
+                        more)
         ->transform(CLI::AsSizeValue(false))
         ->check(kPositiveCap);
 }
@@ -149,7 +150,12 @@ void add_decode(CLI::App& app, DecodeArgs& a) {
                   "Write the values of a single-tensor stream, little-endian in their dtype");
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
     add_stream_caps(cmd, a.max_elements, a.max_record_bytes);
-    add_tensor_cap(cmd, a.max_tensor_bytes);
+    add_tensor_cap(cmd, a.max_tensor_bytes,
+                   ". Sparse tensors (topk, threshold, dgc, sidco) over it or over 64 MiB decode "
+                   "in slabs of 4 MiB, written as they decode: for them it caps only the kept "
+                   "values held (about 12 bytes each) and --max-total-bytes their size. Other "
+                   "codecs (cast, rangeq, fft, dct, lowrank, randomk, ...) decode whole tensors "
+                   "and are refused over it");
     cmd->add_option(
            "--max-total-bytes", a.max_total_bytes,
            "Refuse a stream decoding to more bytes in all (default: 16 GiB); suffixes K, M, G, T")

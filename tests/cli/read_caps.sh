@@ -28,9 +28,10 @@ expect_exit 0 "a cap of 2^64-1 elements does not wrap around" -- \
 if cmp -s out.raw zeros.f32; then pass "and decodes the values"; else fail "values differ"; fi
 
 # Caps in bytes: per tensor (--max-tensor-bytes) and in total (--max-total-bytes), exit 3
-# naming the flag. 64 MiB of zeros make a stream of a few hundred bytes: a small bomb.
+# naming the flag. 64 MiB of zeros make a stream of a few hundred bytes: a small bomb. (Its
+# codec decodes whole tensors; sparse ones decode in slabs, below.)
 rm -f out.raw
-head -c $((64 << 20)) /dev/zero | "$GC" encode - --raw f32 --shape 16777216 -o bomb.gcs --codec topk:density=0.001
+head -c $((64 << 20)) /dev/zero | "$GC" encode - --raw f32 --shape 16777216 -o bomb.gcs --codec lossless
 size=$(stat -c %s bomb.gcs)
 if [ "$size" -lt 100000 ]; then pass "64 MiB of zeros make a $size-byte stream"; else fail "bomb is $size bytes"; fi
 expect_exit 3 "a tensor over --max-tensor-bytes is refused" -- "$GC" decode bomb.gcs -o out.h5 --max-tensor-bytes 32M
@@ -45,6 +46,21 @@ expect_stderr "raise it with --max-total-bytes"
 expect_absent out.h5
 expect_exit 0 "raising the caps lets it through" -- "$GC" decode bomb.gcs --raw -o out.raw --max-tensor-bytes 64M --max-total-bytes 1G
 rm -f out.raw
+# A top-k tensor decodes in slabs: --max-tensor-bytes caps the kept values it holds, not its
+# size, and --max-total-bytes its output.
+head -c $((64 << 20)) /dev/zero | "$GC" encode - --raw f32 --shape 16777216 -o sparse.gcs --codec topk:density=0.001
+expect_exit 0 "a top-k tensor over --max-tensor-bytes decodes in slabs" -- "$GC" decode sparse.gcs --raw -o out.raw --max-tensor-bytes 32M
+if cmp -s out.raw <(head -c $((64 << 20)) /dev/zero); then pass "to its 64 MiB of zeros"; else fail "slab-decoded values differ"; fi
+rm -f out.raw
+expect_exit 0 "to HDF5 too" -- "$GC" decode sparse.gcs -o out.h5 --max-tensor-bytes 32M
+rm -f out.h5
+expect_exit 3 "its kept values over --max-tensor-bytes are refused" -- "$GC" decode sparse.gcs --raw -o out.raw --max-tensor-bytes 100K
+expect_stderr "decoding it in slabs needs about"
+expect_stderr "raise it with --max-tensor-bytes"
+expect_absent out.raw
+expect_exit 3 "its output over --max-total-bytes is refused" -- "$GC" decode sparse.gcs -o out.h5 --max-total-bytes 32M
+expect_stderr "raise it with --max-total-bytes"
+expect_absent out.h5
 # Under a 60 MB address-space limit the 64 MiB tensor cannot be allocated: still a refused
 # bomb (exit 3) naming the flag, not an I/O failure. (A sanitizer build needs terabytes of
 # address space for its shadow memory and cannot run under the limit at all: skipped there.)

@@ -6,6 +6,11 @@
 //        make_hostile_streams --mutants DIR N  (N typed records whose real type descriptions,
 //                                               from samples/golden/typed-fixture.gcs, have
 //                                               1 to 4 bytes changed at random, fixed seed)
+//        make_hostile_streams --sparse-bomb FILE N P:V...
+//              (one f32 tensor "/bomb" of N elements, V at each position P and zero elsewhere,
+//               encoded by topk:count=<number of P:V>,values=f32 a piece at a time: a stream of
+//               a few hundred bytes declaring N values, made without holding them)
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -122,6 +127,43 @@ int write_mutants(const std::string& dir, int count) {
     return 0;
 }
 
+// The tensor goes through the topk survey in pieces of 1 MiB elements from one buffer, so a
+// tensor of 2^31 elements (8 GiB) costs a few seconds and 4 MiB.
+int write_sparse_bomb(const std::string& path, std::uint64_t n,
+                      const std::vector<std::pair<std::uint64_t, float>>& kept) {
+    const TensorMeta meta{"/bomb", DType::f32, {n}};
+    const Codec codec = Codec::compile("topk:count=" + std::to_string(kept.size()) + ",values=f32");
+    constexpr std::uint64_t kPiece = std::uint64_t{1} << 20;
+    std::vector<float> piece(kPiece, 0.0f);
+    const auto for_each_piece = [&](const std::function<void(std::uint64_t, std::size_t)>& use) {
+        for (std::uint64_t first = 0; first < n; first += kPiece) {
+            const auto size = static_cast<std::size_t>(std::min(kPiece, n - first));
+            for (const auto& [p, v] : kept)
+                if (p >= first && p < first + size) piece[p - first] = v;
+            use(first, size);
+            for (const auto& [p, v] : kept)
+                if (p >= first && p < first + size) piece[p - first] = 0.0f;
+        }
+    };
+    PieceSurvey survey = codec.begin_survey(meta);
+    for_each_piece([&](std::uint64_t, std::size_t size) {
+        survey.add(std::as_bytes(std::span<const float>(piece).first(size)));
+    });
+    std::vector<std::uint8_t> payload(*codec.piecewise_size(meta, &survey));
+    // The first piece carries the whole payload (Codec::encode_piece).
+    const std::size_t written = codec.encode_piece(
+        meta, 0, std::as_bytes(std::span<const float>(piece).first(1)), payload, &survey);
+    payload.resize(written);
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return 4;
+    FileSink sink(f, path);
+    StreamWriter writer(sink);
+    writer.write(TensorRecord{
+        meta.name, DType::f32, meta.shape, {}, codec.id(), codec.spec(), std::move(payload)});
+    writer.finish();
+    return std::fclose(f) == 0 ? 0 : 4;
+}
+
 using Case = std::function<void(StreamWriter&)>;
 
 }  // namespace
@@ -129,6 +171,16 @@ using Case = std::function<void(StreamWriter&)>;
 int main(int argc, char** argv) {
     if (argc == 4 && std::string(argv[1]) == "--mutants")
         return write_mutants(argv[2], std::atoi(argv[3]));
+    if (argc >= 5 && std::string(argv[1]) == "--sparse-bomb") {
+        std::vector<std::pair<std::uint64_t, float>> kept;
+        for (int i = 4; i < argc; ++i) {
+            char* colon = nullptr;
+            const std::uint64_t p = std::strtoull(argv[i], &colon, 10);
+            if (*colon != ':') return 2;
+            kept.emplace_back(p, std::strtof(colon + 1, nullptr));
+        }
+        return write_sparse_bomb(argv[2], std::strtoull(argv[3], nullptr, 10), kept);
+    }
     if (argc != 2) {
         std::fprintf(stderr, "usage: make_hostile_streams DIR\n");
         return 2;

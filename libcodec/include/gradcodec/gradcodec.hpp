@@ -10,6 +10,7 @@
 #include "gradcodec/metrics.hpp"
 #include "gradcodec/pointwise.hpp"
 #include "gradcodec/positions.hpp"
+#include "gradcodec/slab_decoder.hpp"
 #include "gradcodec/stream.hpp"
 #include "gradcodec/tensor.hpp"
 #include "gradcodec/version.hpp"

@@ -15,6 +15,7 @@
 #include "codec/float_codec.hpp"
 #include "codec/group_codecs.hpp"
 #include "codec/piece_coding.hpp"
+#include "codec/sparse_kept.hpp"
 #include "codec/sparse_params.hpp"
 #include "codec/sparse_payload.hpp"
 #include "codec/zstd_section.hpp"
@@ -185,33 +186,12 @@ ScratchVector<std::uint8_t> read_section(ByteReader& r, bool compressed, std::ui
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
-    const std::uint64_t n = meta.element_count();
-    ByteReader r(payload, meta.name, "sparse payload");
-    const Header h = read_header(r, n);
-    const auto positions = read_section(r, h.flags & kSparseFlagPositionsZstd,
-                                        sparse_position_limit(n), "position section");
-    const auto value_bytes = read_section(r, h.flags & kSparseFlagValuesZstd,
-                                          sparse_value_limit(h.count), "value section");
-    r.expect_end();
-
-    ByteReader vr(value_bytes, meta.name, "sparse payload value section");
-    ScratchVector<float> values(h.count);  // count <= n: at most the tensor's size
-    decode_values(vr, values);
-    vr.expect_end();
-
+    const SparseKept kept(meta, payload);
     decode_float32(meta, out, [&](std::span<float> x) {
         std::fill(x.begin(), x.end(), 0.0f);
-        ByteReader pr(positions, meta.name, "sparse payload position section");
-        std::uint64_t next = 0;
-        const std::uint64_t k = decode_positions(pr, n, [&](std::span<const std::uint64_t> piece) {
-            if (piece.size() > h.count - next) pr.damaged("more positions than the kept count");
-            for (const std::uint64_t p : piece) x[p] = values[next++];
+        kept.visit([&](std::span<const std::uint64_t> positions, std::span<const float> values) {
+            for (std::size_t i = 0; i < positions.size(); ++i) x[positions[i]] = values[i];
         });
-        if (k != h.count || next != h.count) {
-            pr.damaged("position count " + std::to_string(k) + " differs from the kept count " +
-                       std::to_string(h.count));
-        }
-        pr.expect_end();
     });
 }
 
@@ -259,6 +239,62 @@ std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
 }
 
 }  // namespace
+
+SparseKeptSize sparse_kept_size(const TensorMeta& meta, std::span<const std::uint8_t> payload) {
+    const std::uint64_t n = meta.element_count();
+    ByteReader r(payload, meta.name, "sparse payload");
+    const Header h = read_header(r, n);
+    const auto section_size = [&](bool compressed, std::uint64_t max_size, const char* what) {
+        const std::uint64_t length = r.u64();
+        r.require(length, 1, what);
+        const auto bytes = r.bytes(length);
+        if (compressed) return zstd_section_size(bytes, max_size, r);
+        if (length > max_size) r.damaged(std::string(what) + " exceeds its size limit");
+        return length;
+    };
+    SparseKeptSize size;
+    size.count = h.count;
+    size.position_section = section_size(h.flags & kSparseFlagPositionsZstd,
+                                         sparse_position_limit(n), "position section");
+    size.value_section =
+        section_size(h.flags & kSparseFlagValuesZstd, sparse_value_limit(h.count), "value section");
+    r.expect_end();
+    return size;
+}
+
+SparseKept::SparseKept(const TensorMeta& meta, std::span<const std::uint8_t> payload)
+    : meta_(meta) {
+    const std::uint64_t n = meta.element_count();
+    ByteReader r(payload, meta.name, "sparse payload");
+    const Header h = read_header(r, n);
+    count_ = h.count;
+    positions_ = read_section(r, h.flags & kSparseFlagPositionsZstd, sparse_position_limit(n),
+                              "position section");
+    const auto value_bytes = read_section(r, h.flags & kSparseFlagValuesZstd,
+                                          sparse_value_limit(h.count), "value section");
+    r.expect_end();
+
+    ByteReader vr(value_bytes, meta.name, "sparse payload value section");
+    values_.resize(h.count);  // count <= n: at most the tensor's size
+    decode_values(vr, values_);
+    vr.expect_end();
+}
+
+void SparseKept::visit(const Sink& sink) const {
+    const std::uint64_t n = meta_.element_count();
+    ByteReader pr(positions_, meta_.name, "sparse payload position section");
+    std::uint64_t next = 0;
+    const std::uint64_t k = decode_positions(pr, n, [&](std::span<const std::uint64_t> piece) {
+        if (piece.size() > count_ - next) pr.damaged("more positions than the kept count");
+        sink(piece, std::span<const float>(values_).subspan(next, piece.size()));
+        next += piece.size();
+    });
+    if (k != count_ || next != count_) {
+        pr.damaged("position count " + std::to_string(k) + " differs from the kept count " +
+                   std::to_string(count_));
+    }
+    pr.expect_end();
+}
 
 void sparse_group_scores(std::span<const float> x, const ScoreVisitor& visit) {
     visit(x, {});

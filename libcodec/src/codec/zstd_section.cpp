@@ -41,9 +41,8 @@ ScratchVector<std::uint8_t> zstd_compress_section(std::span<const std::uint8_t> 
     return out;
 }
 
-ScratchVector<std::uint8_t> zstd_decompress_section(std::span<const std::uint8_t> frame,
-                                                    std::uint64_t max_size,
-                                                    const ByteReader& errors) {
+std::uint64_t zstd_section_size(std::span<const std::uint8_t> frame, std::uint64_t max_size,
+                                const ByteReader& errors) {
     const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
     if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN) {
         errors.damaged("zstd section does not declare its size");
@@ -55,6 +54,13 @@ ScratchVector<std::uint8_t> zstd_decompress_section(std::span<const std::uint8_t
     if (ZSTD_findFrameCompressedSize(frame.data(), frame.size()) != frame.size()) {
         errors.damaged("zstd section is not exactly one frame");
     }
+    return declared;
+}
+
+ScratchVector<std::uint8_t> zstd_decompress_section(std::span<const std::uint8_t> frame,
+                                                    std::uint64_t max_size,
+                                                    const ByteReader& errors) {
+    const std::uint64_t declared = zstd_section_size(frame, max_size, errors);
     ScratchVector<std::uint8_t> out(declared);
     const std::size_t rc = ZSTD_decompressDCtx(thread_section_dctx(), out.data(), out.size(),
                                                frame.data(), frame.size());
