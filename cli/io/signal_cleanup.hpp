@@ -10,6 +10,12 @@ namespace gradcodec::cli {
 // already ignored, like SIGHUP under nohup, stays ignored), and, outside sanitizer builds,
 // for crashes (SIGSEGV on an alternate stack, SIGBUS, SIGABRT, SIGILL, SIGFPE...). SIGXFSZ is
 // ignored, so a file-size limit becomes a write error. Call once, before other threads exist.
+// libhdf5 crashes on some damaged files (it trusts offsets and sizes it read). While a
+// thread reads one under gradcodec_hdf5's Libhdf5Reading guard (hdf5_dump.cpp), a SIGSEGV,
+// SIGBUS (or SIGFPE, SIGILL, SIGABRT) removes the temporary, writes the one line "gradcodec:
+// libhdf5 crashed reading FILE: the file is damaged" and exits with 3 (bad input), instead of
+// a bare crash. A crash anywhere else is still one. Only the main thread reads HDF5 files: its
+// alternate stack lets the handler run after a stack overflow as well.
 void install_signal_cleanup();
 
 // Names the temporary the handlers unlink (at most 4095 bytes; false when longer), or none.
@@ -35,12 +41,5 @@ class MappedInputName {
   private:
     bool named_;
 };
-
-// libhdf5 crashes on some damaged files (it trusts offsets and sizes it read). While a
-// thread reads one under gradcodec_hdf5's Libhdf5Reading guard (hdf5_dump.cpp), a SIGSEGV,
-// SIGBUS (or SIGFPE, SIGILL, SIGABRT) removes the temporary, writes the one line "gradcodec:
-// libhdf5 crashed reading FILE: the file is damaged" and exits with 3 (bad input), instead of
-// a bare crash. A crash anywhere else is still one. Only the main thread reads HDF5 files: its
-// alternate stack lets the handler run after a stack overflow as well.
 
 }  // namespace gradcodec::cli
