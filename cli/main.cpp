@@ -4,17 +4,17 @@
 #include <cstdio>
 #include <string>
 
-#include "atomic_output.hpp"
-#include "cli_support.hpp"
-#include "commands.hpp"
-#include "device_choice.hpp"
-#include "did_you_mean.hpp"
-#include "exit_codes.hpp"
+#include "commands/commands.hpp"
+#include "io/atomic_output.hpp"
+#include "support/cli_support.hpp"
+#include "support/device_choice.hpp"
+#include "support/did_you_mean.hpp"
+#include "support/exit_codes.hpp"
 #ifdef GRADCODEC_HAVE_H5Z
-#include "filtered_dataset.hpp"
+#include "io/filtered_dataset.hpp"
 #endif
 #include "gradcodec/gradcodec.hpp"
-#include "signal_cleanup.hpp"
+#include "io/signal_cleanup.hpp"
 
 using namespace gradcodec;
 using namespace gradcodec::cli;

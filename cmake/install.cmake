@@ -39,10 +39,18 @@ install(FILES ${PROJECT_BINARY_DIR}/gradcodecConfig.cmake
               ${PROJECT_BINARY_DIR}/gradcodecConfigVersion.cmake
   DESTINATION ${GRADCODEC_CMAKE_DIR})
 
-# cuFFT is loaded at run time (dlopen), so consumers link cudart alone.
+# cuFFT is loaded at run time (dlopen), so consumers link cudart alone: from the directory
+# where CMake found the libcudart_static.a this build linked (CUDA::cudart_static), wherever
+# the toolkit keeps it (/usr/local/cuda/lib64, a distribution's multiarch directory...). A build
+# without GRADCODEC_CUDA names no CUDA library and no CUDA directory.
 set(GRADCODEC_PC_CUDA_LIBS "")
 if(GRADCODEC_CUDA)
-  set(GRADCODEC_PC_CUDA_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")
+  if(CUDA_cudart_static_LIBRARY)
+    get_filename_component(GRADCODEC_CUDART_DIR "${CUDA_cudart_static_LIBRARY}" DIRECTORY)
+  else()
+    set(GRADCODEC_CUDART_DIR "${CUDAToolkit_LIBRARY_DIR}")
+  endif()
+  set(GRADCODEC_PC_CUDA_LIBS "-L${GRADCODEC_CUDART_DIR} -lcudart_static -ldl -lrt")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gradcodec.pc.in ${PROJECT_BINARY_DIR}/gradcodec.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gradcodec.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,8 +1,12 @@
-# Shared by scripts/demo and scripts/test: install what is missing, then build into build/.
+# Shared by scripts/demo and scripts/test: install what is missing, then build.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD_PACKAGES=(build-essential cmake pkg-config libcli11-dev libhdf5-dev hdf5-tools libfftw3-dev
-                libzstd-dev libxxhash-dev nlohmann-json3-dev catch2 libbenchmark-dev zstd jq time
+# What the CLI needs (scripts/demo): the compiler and CMake, and the libraries its find_package
+# and pkg-config calls look for (HDF5 with h5diff, CLI11, nlohmann-json, zstd, FFTW, xxHash).
+CLI_PACKAGES=(build-essential cmake pkg-config libcli11-dev libhdf5-dev hdf5-tools libfftw3-dev
+              libzstd-dev libxxhash-dev nlohmann-json3-dev)
+# Everything (scripts/test): the tests, benchmarks, Python package and its tests besides.
+BUILD_PACKAGES=("${CLI_PACKAGES[@]}" catch2 libbenchmark-dev zstd jq time
                 python3-pybind11 pybind11-dev python3-numpy python3-pytest python3-torch python3-sklearn
                 python3-matplotlib python3-h5py libopenblas0-serial hdf5-plugin-lzf
                 hdf5-filter-plugin-blosc-serial)

@@ -40,6 +40,25 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 gcc -std=c11 -Wall -Wextra -Werror -pedantic "$here/consumer.c" -o "$work/consumer_c" \
     $(pkg-config --cflags --libs gradcodec)
 LD_LIBRARY_PATH="$prefix/lib" "$work/consumer_c"
+# The same program linked with the static library through `pkg-config --static`: Libs.private
+# (the C++ runtime, and cudart from the directory CMake found it in when the library was built
+# with GRADCODEC_CUDA) and Requires.private (zstd, FFTW) are all it needs, and every directory
+# the file names exists.
+static_libs="$(pkg-config --static --libs gradcodec)"
+for flag in $static_libs; do
+    if [[ "$flag" == -L* ]] && [ ! -d "${flag#-L}" ]; then
+        echo "gradcodec.pc names a directory that does not exist: $flag" >&2
+        exit 1
+    fi
+done
+# shellcheck disable=SC2046,SC2086
+gcc -std=c11 -Wall -Wextra -Werror -pedantic "$here/consumer.c" -o "$work/consumer_c_static" \
+    $(pkg-config --cflags gradcodec) "$prefix/lib/libgradcodec.a" ${static_libs//-lgradcodec/}
+if grep -q libgradcodec <<<"$(ldd "$work/consumer_c_static")"; then
+    echo "consumer_c_static loads libgradcodec.so" >&2
+    exit 1
+fi
+"$work/consumer_c_static"
 # Nothing in the consumers reaches into the source tree.
 if grep -n 'libcodec/src' "$here"/consumer.*; then exit 1; fi
 echo "consumer: ok"
