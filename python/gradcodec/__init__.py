@@ -149,6 +149,10 @@ def decode(frame, out=None, *, dtype=None, max_tensor_bytes=None, max_total_byte
 def read_stream(path, max_elements=None, *, max_tensor_bytes=None, max_total_bytes=None):
     """Yields (name, array, attrs) for every tensor of a gradcodec stream file, decoded.
 
+    Names are HDF5 paths without their leading '/' ("step_00001/fc.weight"), as StreamWriter
+    takes them, `gradcodec inspect` prints them and h5py's File.visit() gives them for the
+    file `gradcodec decode` makes of the stream (f[name] finds the dataset).
+
     Caps, checked against each record's header before its array is allocated (LimitError):
     max_elements, a tensor's element count (None: the library's reader default);
     max_tensor_bytes, a tensor's decoded bytes, and max_total_bytes, the decoded bytes of all
