@@ -18,9 +18,24 @@ use, at most 4 GiB) or decoded arrays of more than max_total_bytes in all (defau
 DEFAULT_MAX_TOTAL_BYTES, 16 GiB). A few bytes of frame may declare billions of values.
 
 gradcodec.torch holds the PyTorch DDP communication hook (imported on first use).
+
+HDF5: the package carries the filter plugin, libH5Zgradcodec.so, in gradcodec/_plugins/
+(hdf5_plugin_dir()). `import gradcodec` adds that directory to the plugin path of the HDF5
+library that h5py uses (h5py.h5pl.prepend), so h5py reads and writes gradcodec-filtered
+datasets with no HDF5_PLUGIN_PATH set:
+
+    import gradcodec, h5py
+    values = h5py.File("repacked.h5")["step/param"][...]
+
+It does not import h5py for this: if h5py is not imported yet, the directory is added right
+after its first import (a finder on sys.meta_path that steps aside once h5py is found). The
+package's plugin comes before the directories of HDF5_PLUGIN_PATH. Other HDF5 programs (h5dump,
+h5repack) need HDF5_PLUGIN_PATH=$(python3 -c "import gradcodec; print(gradcodec.hdf5_plugin_dir())").
+The plugin links the system's HDF5 (Debian's libhdf5), the one Debian's python3-h5py uses; an
+h5py wheel that bundles its own HDF5 would load a second copy with it.
 """
 
-from . import _gradcodec
+from . import _gradcodec, _h5plugin
 from ._gradcodec import (
     DEFAULT_MAX_TOTAL_BYTES,
     BadInputError,
@@ -42,7 +57,7 @@ __all__ = [
     "Codec", "decode", "frame_info", "list_codecs", "read_stream", "StreamWriter",
     "Error", "UsageError", "BadInputError", "DamagedStreamError", "LimitError", "IOError",
     "default_max_tensor_bytes", "DEFAULT_MAX_TOTAL_BYTES",
-    "random_positions", "encode_positions", "decode_positions",
+    "random_positions", "encode_positions", "decode_positions", "hdf5_plugin_dir",
 ]
 
 
@@ -146,6 +161,13 @@ def decode(frame, out=None, *, dtype=None, max_tensor_bytes=None, max_total_byte
     return out
 
 
+def hdf5_plugin_dir():
+    """The directory of the package's HDF5 filter plugin, libH5Zgradcodec.so, for
+    HDF5_PLUGIN_PATH (h5py needs none: see the module's docstring); None in a package built
+    without it."""
+    return _h5plugin.plugin_dir()
+
+
 def read_stream(path, max_elements=None, *, max_tensor_bytes=None, max_total_bytes=None):
     """Yields (name, array, attrs) for every tensor of a gradcodec stream file, decoded.
 
@@ -219,3 +241,5 @@ try:
     from .h5filter import h5filter  # noqa: F401  (needs h5py)
 except ImportError:
     pass
+
+_h5plugin.watch_h5py()
