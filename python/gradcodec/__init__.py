@@ -11,6 +11,13 @@ tensors; f16, bf16, f32 and f64 are supported. NumPy has no bfloat16: pass a tor
 tensor, or a uint16 array of its bits with dtype="bf16". Errors are gradcodec.Error
 subclasses (UsageError and BadInputError are also ValueError).
 
+Torch in gives torch out: decode() of a frame held in a torch uint8 tensor returns a CPU
+torch tensor (bf16 frames as torch.bfloat16, f16 as torch.float16), as do decode_positions()
+of a torch section (torch.int64) and decode() into a torch `out`; bytes and NumPy in give
+NumPy out. A frame itself is always bytes (encode(), whatever the array), so that it can be
+written to a file or a socket as it is; torch.frombuffer(bytearray(frame), dtype=torch.uint8)
+makes it a tensor.
+
 Decoding is capped as `gradcodec decode` is: decode() and read_stream() refuse, with LimitError
 and before allocating anything, a tensor whose header declares more than max_tensor_bytes
 decoded bytes (default: default_max_tensor_bytes(), a quarter of the memory this process may
@@ -18,9 +25,24 @@ use, at most 4 GiB) or decoded arrays of more than max_total_bytes in all (defau
 DEFAULT_MAX_TOTAL_BYTES, 16 GiB). A few bytes of frame may declare billions of values.
 
 gradcodec.torch holds the PyTorch DDP communication hook (imported on first use).
+
+HDF5: the package carries the filter plugin, libH5Zgradcodec.so, in gradcodec/_plugins/
+(hdf5_plugin_dir()). `import gradcodec` adds that directory to the plugin path of the HDF5
+library that h5py uses (h5py.h5pl.prepend), so h5py reads and writes gradcodec-filtered
+datasets with no HDF5_PLUGIN_PATH set:
+
+    import gradcodec, h5py
+    values = h5py.File("repacked.h5")["step/param"][...]
+
+It does not import h5py for this: if h5py is not imported yet, the directory is added right
+after its first import (a finder on sys.meta_path that steps aside once h5py is found). The
+package's plugin comes before the directories of HDF5_PLUGIN_PATH. Other HDF5 programs (h5dump,
+h5repack) need HDF5_PLUGIN_PATH=$(python3 -c "import gradcodec; print(gradcodec.hdf5_plugin_dir())").
+The plugin links the system's HDF5 (Debian's libhdf5), the one Debian's python3-h5py uses; an
+h5py wheel that bundles its own HDF5 would load a second copy with it.
 """
 
-from . import _gradcodec
+from . import _gradcodec, _h5plugin
 from ._gradcodec import (
     DEFAULT_MAX_TOTAL_BYTES,
     BadInputError,
@@ -29,10 +51,7 @@ from ._gradcodec import (
     IOError,
     LimitError,
     UsageError,
-    decode_positions,
     default_max_tensor_bytes,
-    encode_positions,
-    frame_info,
     list_codecs,
     random_positions,
 )
@@ -42,7 +61,7 @@ __all__ = [
     "Codec", "decode", "frame_info", "list_codecs", "read_stream", "StreamWriter",
     "Error", "UsageError", "BadInputError", "DamagedStreamError", "LimitError", "IOError",
     "default_max_tensor_bytes", "DEFAULT_MAX_TOTAL_BYTES",
-    "random_positions", "encode_positions", "decode_positions",
+    "random_positions", "encode_positions", "decode_positions", "hdf5_plugin_dir",
 ]
 
 
@@ -67,6 +86,23 @@ def _as_buffer(value, dtype=None):
     if tensor.dtype == torch.bfloat16:
         return tensor.view(torch.int16).numpy(), "bf16"
     return tensor.numpy(), dtype
+
+
+# A decoded array's NumPy dtype -> the torch dtype it stands for; uint16 holds bf16 bits.
+_TORCH_DTYPES = {"float16": "float16", "float32": "float32", "float64": "float64", "uint16": "bfloat16",
+                 "uint64": "int64"}
+
+
+def _to_torch(array):
+    """A CPU torch tensor sharing the decoded array's memory: bf16 bits (uint16) become
+    torch.bfloat16 and positions (uint64, which torch lacks) torch.int64."""
+    import torch
+    name = _TORCH_DTYPES[array.dtype.name]
+    if name == "bfloat16":
+        return torch.from_numpy(array.view("int16")).view(torch.bfloat16)
+    if name == "int64":
+        return torch.from_numpy(array.view("int64"))
+    return torch.from_numpy(array)
 
 
 def _feedback(residual, decoded):
@@ -136,18 +172,55 @@ def decode(frame, out=None, *, dtype=None, max_tensor_bytes=None, max_total_byte
     and max_total_bytes decoded bytes (None: the defaults, default_max_tensor_bytes() and
     DEFAULT_MAX_TOTAL_BYTES, those of `gradcodec decode`); LimitError otherwise, raised before
     anything is allocated. Decoding into `out`, which the caller allocated, is not capped.
-    A cap must be a positive number of bytes (UsageError)."""
+    A cap must be a positive number of bytes (UsageError).
+
+    A frame in a torch uint8 tensor gives a CPU torch tensor (bf16 frames as torch.bfloat16,
+    f16 ones as torch.float16), bytes or a NumPy frame a NumPy array."""
+    as_torch = _torch_tensor(frame)
     frame, _ = _as_buffer(frame)
     caps = {"max_tensor_bytes": max_tensor_bytes, "max_total_bytes": max_total_bytes}
     if out is None:
-        return _gradcodec.decode(frame, dtype=dtype, **caps)
+        values = _gradcodec.decode(frame, dtype=dtype, **caps)
+        return _to_torch(values) if as_torch else values
     target, out_dtype = _as_buffer(out, dtype)
     _gradcodec.decode(frame, out=target, dtype=out_dtype, **caps)
     return out
 
 
+def frame_info(frame):
+    """The header of one frame (bytes, a NumPy array or a torch uint8 tensor) as a dict:
+    codec_id, codec, dtype, shape, element_count, payload_offset, payload_size, frame_size."""
+    return _gradcodec.frame_info(_as_buffer(frame)[0])
+
+
+def encode_positions(positions, n):
+    """A position section (format-spec/codec-sparse.md) for strictly increasing positions
+    below n, as bytes; positions: an integer NumPy array or torch tensor."""
+    if _torch_tensor(positions):
+        positions = positions.detach().cpu().numpy()
+    return _gradcodec.encode_positions(positions, n)
+
+
+def decode_positions(section, n):
+    """The positions of one position section: uint64 NumPy, or torch.int64 for a section in
+    a torch uint8 tensor."""
+    positions = _gradcodec.decode_positions(_as_buffer(section)[0], n)
+    return _to_torch(positions) if _torch_tensor(section) else positions
+
+
+def hdf5_plugin_dir():
+    """The directory of the package's HDF5 filter plugin, libH5Zgradcodec.so, for
+    HDF5_PLUGIN_PATH (h5py needs none: see the module's docstring); None in a package built
+    without it."""
+    return _h5plugin.plugin_dir()
+
+
 def read_stream(path, max_elements=None, *, max_tensor_bytes=None, max_total_bytes=None):
     """Yields (name, array, attrs) for every tensor of a gradcodec stream file, decoded.
+
+    Names are HDF5 paths without their leading '/' ("step_00001/fc.weight"), as StreamWriter
+    takes them, `gradcodec inspect` prints them and h5py's File.visit() gives them for the
+    file `gradcodec decode` makes of the stream (f[name] finds the dataset).
 
     Caps, checked against each record's header before its array is allocated (LimitError):
     max_elements, a tensor's element count (None: the library's reader default);
@@ -215,3 +288,5 @@ try:
     from .h5filter import h5filter  # noqa: F401  (needs h5py)
 except ImportError:
     pass
+
+_h5plugin.watch_h5py()

@@ -2,7 +2,8 @@
 
 Pure Python: it packs the filter parameters (format-spec/FILTER.md) and needs neither the
 compiled gradcodec module nor the plugin. Reading and writing the dataset needs the plugin,
-libH5Zgradcodec.so, in a directory named by HDF5_PLUGIN_PATH.
+libH5Zgradcodec.so: `import gradcodec` points h5py's HDF5 at the package's own copy (see the
+package's docstring); other HDF5 programs find it through HDF5_PLUGIN_PATH.
 
     import h5py, gradcodec
     with h5py.File("grads.h5", "w") as f:

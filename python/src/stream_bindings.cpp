@@ -32,6 +32,13 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
+// A record's path as the reader yields it: without the leading '/' of the stream's absolute
+// HDF5 paths, as StreamWriter takes names, `gradcodec inspect` prints them and h5py's visit()
+// lists the datasets of the file `gradcodec decode` makes ("step_00001/fc.weight").
+std::string display_name(const std::string& path) {
+    return path.size() > 1 && path[0] == '/' ? path.substr(1) : path;
+}
+
 File open_file(const std::string& path, const char* mode) {
     File file{std::fopen(path.c_str(), mode)};
     if (!file) fail(ErrorKind::io, path + ": " + std::strerror(errno));
@@ -76,16 +83,17 @@ class PyStreamReader {
   private:
     // A warning turned into an error by the caller's filters propagates as that exception.
     void warn_skipped(const TypedRecord& typed) const {
-        const std::string message = path_ + ": " + typed.path +
+        const std::string message = path_ + ": " + display_name(typed.path) +
                                     ": a typed dataset (not a tensor of numbers), skipped; "
                                     "`gradcodec decode` rebuilds it in HDF5";
         if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0) throw py::error_already_set();
     }
 
     py::tuple decoded(const TensorRecord& tensor) {
-        const TensorMeta meta{tensor.path, tensor.dtype, tensor.shape};
+        const std::string name = display_name(tensor.path);
+        const TensorMeta meta{name, tensor.dtype, tensor.shape};
         // From the record's header, before allocating: a 188-byte record may declare 2^31 zeros.
-        caps_.take(path_ + ": " + tensor.path, meta.element_count(), tensor.dtype);
+        caps_.take(path_ + ": " + name, meta.element_count(), tensor.dtype);
         std::vector<py::ssize_t> shape(tensor.shape.begin(), tensor.shape.end());
         py::array values(numpy_dtype(tensor.dtype), shape);
         std::span<std::byte> out{static_cast<std::byte*>(values.mutable_data()),
@@ -94,9 +102,9 @@ class PyStreamReader {
             py::gil_scoped_release unlocked;
             decode_tensor(tensor.codec_id, meta, tensor.payload, out);
         } catch (const Error& error) {
-            throw Error(error.kind(), path_ + ": " + tensor.path + ": " + error.what());
+            throw Error(error.kind(), path_ + ": " + name + ": " + error.what());
         }
-        return py::make_tuple(tensor.path, values, attributes_to_python(tensor.attributes));
+        return py::make_tuple(name, values, attributes_to_python(tensor.attributes));
     }
 
     std::string path_;

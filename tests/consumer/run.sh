@@ -59,6 +59,14 @@ if grep -q libgradcodec <<<"$(ldd "$work/consumer_c_static")"; then
     exit 1
 fi
 "$work/consumer_c_static"
+# The Python package, where the build has it and the filter plugin, carries the plugin in
+# gradcodec/_plugins/, where `import gradcodec` points h5py at it (tests/python/test_h5py_plugin.py
+# checks the mechanism in the build tree).
+package="$prefix/lib/python3/dist-packages/gradcodec"
+if [ -d "$package" ] && [ -f "$prefix/lib/hdf5/plugin/libH5Zgradcodec.so" ]; then
+    test -f "$package/_plugins/libH5Zgradcodec.so"
+    test -f "$package/_h5plugin.py"
+fi
 # Nothing in the consumers reaches into the source tree.
 if grep -n 'libcodec/src' "$here"/consumer.*; then exit 1; fi
 echo "consumer: ok"

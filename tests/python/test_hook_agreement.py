@@ -118,7 +118,7 @@ def rebuilt_buckets(rank, world):
             offset, count = pieces[p]
             gradients[p] += grad[offset:offset + count].numpy()
             sent[p] += average[offset:offset + count].numpy()
-    left = [state.residuals[("parameter", id(parameter))].numpy().astype(np.float64) for parameter in parameters]
+    left = [state.residuals[state.parameter_key(parameter)].numpy().astype(np.float64) for parameter in parameters]
     return gradients, sent, left
 
 
