@@ -29,6 +29,7 @@ from ._gradcodec import (
     IOError,
     LimitError,
     UsageError,
+    codec_catalog,
     decode_positions,
     default_max_tensor_bytes,
     encode_positions,
@@ -39,7 +40,7 @@ from ._gradcodec import (
 
 __version__ = _gradcodec.__version__
 __all__ = [
-    "Codec", "decode", "frame_info", "list_codecs", "read_stream", "StreamWriter",
+    "Codec", "decode", "frame_info", "list_codecs", "codec_catalog", "read_stream", "StreamWriter",
     "Error", "UsageError", "BadInputError", "DamagedStreamError", "LimitError", "IOError",
     "default_max_tensor_bytes", "DEFAULT_MAX_TOTAL_BYTES",
     "random_positions", "encode_positions", "decode_positions",
