@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "commands/commands.hpp"
 #include "io/atomic_output.hpp"
@@ -28,11 +29,55 @@ std::string version_text() {
     return text;
 }
 
+// Every codec's line, its defaults and its --target knob, from the registry.
 std::string codec_list() {
-    std::string text = "Codecs (--codec NAME[:key=value,...]):\n";
-    for (const auto& c : list_codecs())
+    std::string text = "Codecs (--codec NAME[:key=value,...]; a bare NAME takes the defaults):\n";
+    for (const CodecCatalogEntry& c : codec_catalog()) {
         text += "  " + std::string(c.name) + ": " + std::string(c.summary) + "\n";
+        std::string notes;
+        if (!c.defaults.empty()) notes += "defaults " + std::string(c.defaults);
+        const bool rate = c.knob.kind == KnobKind::density || c.knob.kind == KnobKind::ladder;
+        if (rate || c.knob.pointwise) {
+            notes += std::string(notes.empty() ? "" : "; ") + "--target " +
+                     (rate ? "" : "abs= or rel= ") + "sets " + std::string(c.knob.key) +
+                     (rate && c.knob.pointwise ? " (abs= and rel= too)" : "");
+        }
+        if (!notes.empty()) text += "      " + notes + "\n";
+    }
     return text;
+}
+
+// The codecs whose row says `fits`, "a, b and c".
+template <class Fits>
+std::string codec_names(Fits fits) {
+    std::vector<std::string> names;
+    for (const CodecCatalogEntry& c : codec_catalog())
+        if (fits(c)) names.emplace_back(c.name);
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return text;
+}
+
+std::string scope_help() {
+    return "tensor: each tensor on its own, one in memory at a time (the streaming encoder, the "
+           "HDF5 filter and the DDP hook work so); group: " +
+           codec_names([](const CodecCatalogEntry& c) {
+               return has_group_scope(parse_codec_spec(c.name));
+           }) +
+           " choose across each HDF5 group's selected tensors (a step), a smaller error per byte "
+           "for holding the step. encode, sweep and simulate share the default";
+}
+
+std::string target_help() {
+    return "Choose the codec's knob by search: bits=B (at most B bits/value) or rel_l2=E "
+           "(smallest with rel L2 <= E, checked by decoding) for " +
+           codec_names([](const CodecCatalogEntry& c) {
+               return c.knob.kind == KnobKind::density || c.knob.kind == KnobKind::ladder;
+           }) +
+           "; abs=A or rel=R (every value within A or R*|x|; a tensor no setting holds is "
+           "written lossless) for " +
+           codec_names([](const CodecCatalogEntry& c) { return c.knob.pointwise; });
 }
 
 // Limit errors come from the library; the CLI knows which flag raises the cap.
@@ -95,7 +140,9 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
                     "HDF5 dump, or raw little-endian values with --raw; - is stdin")
         ->required();
     cmd->add_option("-o,--output", a.output, "Output stream; - is stdout")->required();
-    cmd->add_option("--codec", a.codec, "Codec spec for the selected float datasets")
+    cmd->add_option("--codec", a.codec,
+                    "Codec spec for the selected float datasets (the codecs and their defaults "
+                    "are listed below)")
         ->capture_default_str();
     cmd->add_option("--select", a.select,
                     "Glob over dataset paths (e.g. 'step_00010/*'); repeatable. Unselected "
@@ -108,15 +155,8 @@ void add_encode(CLI::App& app, EncodeArgs& a) {
     cmd->add_option("--device", a.device, kDeviceHelp)->capture_default_str();
     cmd->add_flag("--allow-nonfinite", a.allow_nonfinite,
                   "Carry NaN and inf exactly where a lossy codec would refuse");
-    cmd->add_option("--scope", a.scope,
-                    "tensor, or group: topk, threshold, dgc, sidco and fft/dct's selection choose "
-                    "across each HDF5 group's selected tensors (a step)")
-        ->capture_default_str();
-    cmd->add_option(
-        "--target", a.target,
-        "Choose the codec's knob by search: bits=B (at most B bits/value), rel_l2=E (smallest with "
-        "rel L2 <= E, checked by decoding), abs=A or rel=R (rangeq, cast: every value within A or "
-        "R*|x|)");
+    cmd->add_option("--scope", a.scope, scope_help())->capture_default_str();
+    cmd->add_option("--target", a.target, target_help());
     add_allow_external(cmd, a.allow_external);
     cmd->add_flag(
         "--skip-unsupported", a.skip_unsupported,
@@ -209,9 +249,9 @@ void add_repack(CLI::App& app, RepackArgs& a) {
         "Rewrite an HDF5 dump with its float datasets filtered by gradcodec (stays HDF5)");
     cmd->add_option("INPUT", a.input, "HDF5 dump")->required();
     cmd->add_option("-o,--output", a.output, "Output HDF5 file")->required();
-    cmd->add_option(
-           "--codec", a.codec,
-           "Codec spec for each chunk: lossless, cast, rangeq, topk, threshold, dgc, sidco")
+    cmd->add_option("--codec", a.codec,
+                    "Codec spec for each chunk: " +
+                        codec_names([](const CodecCatalogEntry& c) { return c.filter_ok; }))
         ->capture_default_str();
     cmd->add_option(
         "--select", a.select,
@@ -270,11 +310,11 @@ void add_sweep(CLI::App& app, SweepArgs& a) {
         "sweep", "Compare codecs on a dump: rate, error and speed of each, with the Pareto front");
     cmd->add_option("INPUT", a.input, "HDF5 dump; - is stdin")->required();
     cmd->add_option("--codecs", a.codecs,
-                    "Codec specs separated by ';' (default: every family at several rates)");
+                    "Codec specs separated by ';' (default: every family at several rates; the "
+                    "codecs are listed below)");
     cmd->add_option("--select", a.select,
                     "Glob over dataset paths; repeatable (default: every float dataset)");
-    cmd->add_option("--scope", a.scope, "group (where a codec has it) or tensor")
-        ->capture_default_str();
+    cmd->add_option("--scope", a.scope, scope_help())->capture_default_str();
     cmd->add_flag("--json", a.json, "Print one JSON object instead of the table");
     cmd->add_flag("--csv", a.csv, "Print CSV instead of the table");
     cmd->add_option("--plot", a.plot, "Write rate against distortion as an SVG image (FILE.svg)");
@@ -293,7 +333,7 @@ void add_sweep(CLI::App& app, SweepArgs& a) {
         "smaller and closer.\n\n"
         "Example:\n  gradcodec sweep dump.h5 --plot rd.svg\n  gradcodec sweep dump.h5 --codecs "
         "'topk:density=0.01;rangeq:bits=4' --json\n\n" +
-        std::string(kExitCodeHelp));
+        codec_list() + "\n" + std::string(kExitCodeHelp));
     add_threads_option(*cmd, a.threads);
     cmd->callback([&a] { std::exit(run_sweep(a)); });
 }
@@ -303,11 +343,12 @@ void add_simulate(CLI::App& app, SimulateArgs& a) {
         "simulate",
         "Run a codec over a dump's steps in order, as a trainer would, with error feedback");
     cmd->add_option("INPUT", a.input, "HDF5 dump, one group per step; - is stdin")->required();
-    cmd->add_option("--codec", a.codec, "Codec spec")->required();
+    cmd->add_option("--codec", a.codec,
+                    "Codec spec (the codecs and their defaults are listed below)")
+        ->required();
     cmd->add_option("--select", a.select,
                     "Glob over dataset paths; repeatable (default: every float dataset)");
-    cmd->add_option("--scope", a.scope, "group (where the codec has it) or tensor")
-        ->capture_default_str();
+    cmd->add_option("--scope", a.scope, scope_help())->capture_default_str();
     cmd->add_option("--error-feedback", a.error_feedback,
                     "on: carry g + r - sent into the next step; off: drop it")
         ->capture_default_str();
@@ -326,7 +367,7 @@ void add_simulate(CLI::App& app, SimulateArgs& a) {
         "seed.\n\n"
         "Example:\n  gradcodec simulate dump.h5 --codec topk:density=0.01 --error-feedback "
         "off\n\n" +
-        std::string(kExitCodeHelp));
+        codec_list() + "\n" + std::string(kExitCodeHelp));
     cmd->callback([&a] { std::exit(run_simulate(a)); });
 }
 

@@ -9,7 +9,7 @@ CLI_PACKAGES=(build-essential cmake pkg-config libcli11-dev libhdf5-dev hdf5-too
 BUILD_PACKAGES=("${CLI_PACKAGES[@]}" catch2 libbenchmark-dev zstd jq time
                 python3-pybind11 pybind11-dev python3-numpy python3-pytest python3-torch python3-sklearn
                 python3-matplotlib python3-h5py libopenblas0-serial hdf5-plugin-lzf
-                hdf5-filter-plugin-blosc-serial python3-pip python3-setuptools python3-wheel)
+                hdf5-filter-plugin-blosc-serial python3-pip python3-setuptools python3-wheel strace)
 
 # Installs the given Debian packages that are not installed yet; nothing to do on a second run.
 ensure_packages() {

@@ -6,6 +6,12 @@
 
 namespace gradcodec::cli {
 
+// encode, sweep and simulate share one --scope default, so a setting measured by sweep is the
+// setting encode writes. A tensor at a time, as the streaming encoder, the HDF5 filter and the
+// DDP hook work, holds one tensor in memory; --scope group is the opt-in for a smaller error
+// per byte at the cost of holding (and reading twice) a whole step.
+inline constexpr const char* kDefaultScope = "tensor";
+
 struct EncodeArgs {
     std::string input;
     std::string output;
@@ -20,9 +26,9 @@ struct EncodeArgs {
     bool skip_unsupported = false;
     std::uint64_t max_tensor_bytes = 0;  // 0: the default (byte_budget.hpp)
     std::string device = "cpu";
-    std::string scope = "tensor";  // or "group": select across each HDF5 group's tensors
-    std::string target;            // KEY=VALUE: bits, rel_l2, abs, rel
-    unsigned threads = 0;          // 0: every available core
+    std::string scope = kDefaultScope;  // or "group": select across each HDF5 group's tensors
+    std::string target;                 // KEY=VALUE: bits, rel_l2, abs, rel
+    unsigned threads = 0;               // 0: every available core
 };
 
 struct DecodeArgs {
@@ -65,7 +71,7 @@ struct SweepArgs {
     std::string input;
     std::string codecs;  // SPEC;SPEC;... (empty: the default list)
     std::vector<std::string> select;
-    std::string scope = "group";
+    std::string scope = kDefaultScope;
     bool json = false;
     bool csv = false;
     std::string plot;  // FILE.svg
@@ -77,7 +83,7 @@ struct SimulateArgs {
     std::string input;
     std::string codec;
     std::vector<std::string> select;
-    std::string scope = "group";
+    std::string scope = kDefaultScope;
     std::string error_feedback = "on";
     double momentum = 0;
     bool json = false;

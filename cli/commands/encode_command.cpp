@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -132,47 +133,73 @@ struct UnitPlanner {
         std::size_t left = 0;
     };
     std::map<std::string, Active> active;
+    // What a tensor's own search chose, reported when its record is written: tensors are
+    // searched side by side, the notes still come in stream order.
+    struct Note {
+        std::string line;
+        bool lossless_fallback = false;
+    };
+    mutable std::mutex notes_mutex;
+    mutable std::map<std::string, Note> notes;  // by path
+    std::vector<std::string> fell_back;         // tensors a pointwise bound sent to lossless
 
     bool plans() const { return scope == Scope::group || target.has_value(); }
+    // Every unit is one tensor: units are planned independently, on any thread.
+    bool per_tensor() const { return scope == Scope::tensor || (target && is_pointwise(*target)); }
 
     TensorLoader loader(std::span<const UnitTensor> unit) const {
         return [this, unit](std::size_t i) { return load_tensor(args.input, root, unit[i]); };
     }
 
-    CodecSpec chosen_spec(std::span<const UnitTensor> unit, const TensorLoader& load,
-                          Scope unit_scope) const {
+    EncodeOptions options_with(unsigned threads) const {
+        EncodeOptions o = options;
+        o.threads = threads;
+        return o;
+    }
+
+    std::string unit_label(std::span<const UnitTensor> unit) const {
+        return unit.size() == 1 ? unit[0].meta.name
+                                : args.input + ": " + display_name(parent_group(unit[0].path));
+    }
+
+    // A step's setting, searched with every thread and reported at once (steps go in order).
+    CodecSpec chosen_for_group(std::span<const UnitTensor> unit, const TensorLoader& load,
+                               const EncodeOptions& o) const {
         if (!target) return spec;
-        const TargetChoice choice =
-            choose_for_target(spec, *target, unit_scope, unit, load, options);
+        const TargetChoice choice = choose_for_target(spec, *target, Scope::group, unit, load, o);
         if (!args.quiet) {
-            std::fprintf(
-                stderr, "gradcodec: %s: --target %s chose %s\n",
-                unit.size() == 1
-                    ? unit[0].meta.name.c_str()
-                    : (args.input + ": " + display_name(parent_group(unit[0].path))).c_str(),
-                target->text.c_str(), choice.summary.c_str());
+            std::fprintf(stderr, "gradcodec: %s: --target %s chose %s\n", unit_label(unit).c_str(),
+                         target->text.c_str(), choice.summary.c_str());
         }
         return choice.spec;
     }
 
     // A tensor held in memory as its own unit (tensor scope, raw input, pointwise targets).
-    EncodedTensor encode_alone(const UnitTensor& t, std::span<const std::byte> data) const {
+    EncodedTensor encode_alone(const UnitTensor& t, std::span<const std::byte> data,
+                               unsigned threads) const {
+        const EncodeOptions o = options_with(threads);
         const TensorLoader from_memory = [data](std::size_t) {
             return std::vector<std::byte>(data.begin(), data.end());
         };
         const std::span<const UnitTensor> unit(&t, 1);
-        const CodecSpec chosen = chosen_spec(unit, from_memory, Scope::tensor);
-        if (scope == Scope::group && has_group_scope(chosen)) {
-            return UnitEncoder(chosen, Scope::group, unit, from_memory, options)
-                .encode(t.meta, data);
+        CodecSpec chosen = spec;
+        if (target) {
+            TargetChoice choice =
+                choose_for_target(spec, *target, Scope::tensor, unit, from_memory, o);
+            const std::lock_guard lock(notes_mutex);
+            notes[t.path] = {"gradcodec: " + unit_label(unit) + ": --target " + target->text +
+                                 " chose " + choice.summary,
+                             choice.lossless_fallback};
+            chosen = std::move(choice.spec);
         }
-        return encode_tensor(Codec::compile(chosen, options), t.meta, data);
+        if (scope == Scope::group && has_group_scope(chosen)) {
+            return UnitEncoder(chosen, Scope::group, unit, from_memory, o).encode(t.meta, data);
+        }
+        return encode_tensor(Codec::compile(chosen, o), t.meta, data);
     }
 
-    EncodedTensor encode(const UnitTensor& t, std::span<const std::byte> data) {
-        const bool per_tensor =
-            scope == Scope::tensor || (target && is_pointwise(*target)) || groups.empty();
-        if (per_tensor) return encode_alone(t, data);
+    EncodedTensor encode(const UnitTensor& t, std::span<const std::byte> data, unsigned threads) {
+        if (per_tensor() || groups.empty()) return encode_alone(t, data, threads);
         const std::string group = parent_group(t.path);
         auto it = active.find(group);
         if (it == active.end()) {
@@ -181,15 +208,45 @@ struct UnitPlanner {
             if (g == groups.end())
                 fail(ErrorKind::bad_input,
                      args.input + ": " + t.path + " appeared during the walk");
+            const EncodeOptions o = options_with(threads);
             const TensorLoader load = loader(g->tensors);
-            const CodecSpec chosen = chosen_spec(g->tensors, load, Scope::group);
+            const CodecSpec chosen = chosen_for_group(g->tensors, load, o);
             it = active.emplace(group, Active{}).first;
-            it->second.encoder.emplace(chosen, Scope::group, g->tensors, load, options);
+            it->second.encoder.emplace(chosen, Scope::group, g->tensors, load, o);
             it->second.left = g->tensors.size();
         }
         EncodedTensor e = it->second.encoder->encode(t.meta, data);
         if (--it->second.left == 0) active.erase(it);
         return e;
+    }
+
+    // When the tensor's record is written: its search's note, in stream order.
+    void written(const std::string& path) {
+        Note note;
+        {
+            const std::lock_guard lock(notes_mutex);
+            const auto it = notes.find(path);
+            if (it == notes.end()) return;
+            note = std::move(it->second);
+            notes.erase(it);
+        }
+        if (!args.quiet) std::fprintf(stderr, "%s\n", printable(note.line).c_str());
+        if (note.lossless_fallback) fell_back.push_back(display_name(path));
+    }
+
+    // One line for every tensor a pointwise bound sent to lossless.
+    void report_fallbacks() const {
+        if (fell_back.empty() || args.quiet) return;
+        constexpr std::size_t kNamed = 10;
+        std::string names;
+        for (std::size_t i = 0; i < std::min(fell_back.size(), kNamed); ++i)
+            names += (i ? ", " : "") + fell_back[i];
+        if (fell_back.size() > kNamed)
+            names += ", ... (" + std::to_string(fell_back.size() - kNamed) + " more)";
+        std::fprintf(stderr,
+                     "gradcodec: %zu tensor%s could not meet %s with %s; written lossless: %s\n",
+                     fell_back.size(), fell_back.size() == 1 ? "" : "s", target->text.c_str(),
+                     spec.name.c_str(), printable(names).c_str());
     }
 };
 
@@ -203,9 +260,13 @@ struct Encoder {
     UnitPlanner& planner;
     std::uint64_t matched = 0;
 
-    // A planner carries state from tensor to tensor (a step's cut), so planned encodes run one
-    // at a time, in order; so does the GPU.
-    bool serial() const { return codec.options().execution != Execution::cpu || planner.plans(); }
+    // A planner of steps carries state from tensor to tensor (a step's cut), so its encodes run
+    // one at a time, in order, each with every thread; so does the GPU. Tensors planned on
+    // their own (--target at tensor scope, pointwise bounds) go side by side as direct ones do.
+    bool serial() const {
+        return codec.options().execution != Execution::cpu ||
+               (planner.plans() && !planner.per_tensor());
+    }
 
     bool applies(const std::string& path, DType dtype) const {
         return is_float(dtype) && selected(path, args.select);
@@ -247,7 +308,8 @@ struct Encoder {
                          const std::vector<Attribute>& attributes, std::span<const std::byte> data,
                          unsigned threads) {
         const TensorMeta meta = meta_of(path, dtype, shape);
-        if (!direct(path, dtype)) return planner.encode(UnitTensor{path, meta, attributes}, data);
+        if (!direct(path, dtype))
+            return planner.encode(UnitTensor{path, meta, attributes}, data, threads);
         return with_codec(path, dtype, threads,
                           [&](const Codec& c) { return encode_tensor(c, meta, data); });
     }
@@ -348,11 +410,25 @@ struct Encoder {
     void write(std::string path, DType dtype, std::vector<std::uint64_t> shape,
                std::vector<Attribute> attributes, EncodedTensor encoded) {
         matched += applies(path, dtype) ? 1 : 0;
+        planner.written(path);
         writer.write(TensorRecord{std::move(path), dtype, std::move(shape), std::move(attributes),
                                   encoded.codec_id, std::move(encoded.spec),
                                   std::move(encoded.payload)});
     }
 };
+
+// The datasets below `root`, each once, for the progress line's total; 0 when they cannot be
+// counted (the walk then reports what is wrong).
+std::size_t count_datasets(hid_t root) {
+    std::size_t count = 0;
+    const H5O_iterate_t visit = [](hid_t, const char*, const H5O_info_t* info,
+                                   void* data) -> herr_t {
+        if (info->type == H5O_TYPE_DATASET) ++*static_cast<std::size_t*>(data);
+        return 0;
+    };
+    return H5Ovisit2(root, H5_INDEX_NAME, H5_ITER_INC, visit, &count, H5O_INFO_BASIC) < 0 ? 0
+                                                                                          : count;
+}
 
 // --shape, or for a regular file without it the file's values as one dimension.
 std::vector<std::uint64_t> raw_shape(const EncodeArgs& args, DType dtype) {
@@ -408,6 +484,7 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
     BufferPool buffers;
     Hid file = open_dump(args.input);
     const DirectInput direct(file.get(), args.input);
+    if (progress.enabled()) progress.set_total(count_datasets(file.get()));
     if (encoder.planner.plans()) {
         encoder.planner.root = file.get();
         encoder.planner.groups = float_groups(args.input, file.get(), args.select);
@@ -490,7 +567,8 @@ void encode_hdf5(const EncodeArgs& args, Encoder& encoder, StreamWriter& writer,
 void encode_to(const EncodeArgs& args, const CodecSpec& spec, Execution execution, ByteSink& sink) {
     StreamWriter writer(sink);
     const EncodeOptions options{args.allow_nonfinite, 1, execution};
-    UnitPlanner planner{args, spec, parse_scope(args.scope), std::nullopt, options, -1, {}, {}};
+    UnitPlanner planner{args, spec, parse_scope(args.scope), std::nullopt, options, -1, {}, {}, {},
+                        {},   {}};
     if (!args.target.empty()) planner.target = parse_target(args.target);
     Encoder encoder{args, Codec::compile(spec, options), Codec::compile("lossless", options),
                     writer, planner};
@@ -501,6 +579,7 @@ void encode_to(const EncodeArgs& args, const CodecSpec& spec, Execution executio
         encode_hdf5(args, encoder, writer, threads);
     }
     writer.finish();
+    planner.report_fallbacks();
     if (!args.select.empty() && encoder.matched == 0 && !args.quiet) {
         std::fprintf(stderr,
                      "gradcodec: warning: --select matched no float dataset; everything was stored "

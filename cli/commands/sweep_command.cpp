@@ -1,10 +1,13 @@
 // gradcodec sweep: every codec of a list encodes and decodes the dump in memory, one step at
 // a time; the table (or JSON, CSV) and the plot answer "which codec for my gradients".
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "commands/commands.hpp"
 #include "gradcodec_hdf5/hdf5_dump.hpp"
@@ -188,8 +191,28 @@ void print_json(const SweepArgs& args, const std::vector<Row>& rows) {
     std::printf("%s\n", out.dump(2).c_str());
 }
 
+const CodecCatalogEntry& catalog_row(const std::string& name) {
+    static const std::vector<CodecCatalogEntry> catalog = codec_catalog();
+    const auto it = std::find_if(catalog.begin(), catalog.end(),
+                                 [&](const CodecCatalogEntry& c) { return c.name == name; });
+    if (it == catalog.end()) fail(ErrorKind::usage, "unknown codec '" + name + "'");
+    return *it;
+}
+
+// A point's label: the setting of the codec's knob ("0.01" for a density, "8" for rangeq's
+// bits), the series naming the key; for a codec without a knob, its keys ("to=bf16").
+std::string point_label(const CodecSpec& spec, const CodecCatalogEntry& row) {
+    if (!row.knob.key.empty()) {
+        if (const auto value = spec.get(row.knob.key)) return std::string(*value);
+    }
+    const std::string text = spec.to_string();
+    const auto colon = text.find(':');
+    return colon == std::string::npos ? std::string() : text.substr(colon + 1);
+}
+
 void write_plot(const SweepArgs& args, const std::vector<Row>& rows) {
     std::vector<PlotSeries> series;
+    std::vector<std::string> families;  // each series' payload, in order
     bool exact_left_out = false;
     for (const auto& r : rows) {
         if (!r.refused.empty()) continue;
@@ -197,10 +220,21 @@ void write_plot(const SweepArgs& args, const std::vector<Row>& rows) {
             exact_left_out = true;
             continue;
         }
+        const CodecCatalogEntry& row = catalog_row(r.spec.name);
+        const std::string name = row.knob.key.empty()
+                                     ? r.spec.name
+                                     : r.spec.name + " (" + std::string(row.knob.key) + ")";
         auto it = std::find_if(series.begin(), series.end(),
-                               [&](const PlotSeries& s) { return s.name == r.spec.name; });
-        if (it == series.end()) it = series.insert(series.end(), PlotSeries{r.spec.name, {}});
-        it->points.push_back({r.bits(), r.rel_l2(), r.pareto});
+                               [&](const PlotSeries& s) { return s.name == name; });
+        if (it == series.end()) {
+            // One family's codecs (one payload: topk, dgc and sidco) often lie on one another:
+            // each takes the next dash and marker of its family.
+            const int style = static_cast<int>(
+                std::count(families.begin(), families.end(), std::string(row.payload)));
+            families.emplace_back(row.payload);
+            it = series.insert(series.end(), PlotSeries{name, {}, style});
+        }
+        it->points.push_back({r.bits(), r.rel_l2(), r.pareto, point_label(r.spec, row)});
     }
     const std::string name = args.input.substr(args.input.rfind('/') + 1);
     const PlotText text{"Rate and distortion: " + name, "bits per value (whole records)",

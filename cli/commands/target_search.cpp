@@ -4,39 +4,43 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "support/cli_support.hpp"
 
 namespace gradcodec::cli {
 namespace {
 
-// density: a real number bisected in log space; ladder: an integer key whose larger values
-// cost more and err less (rangeq's bits, qsgd's levels, lowrank's rank).
-enum class Knob { none, density, ladder, cast };
-
-Knob knob_of(const CodecSpec& spec) {
-    for (const char* name : {"topk", "dgc", "sidco", "fft", "dct", "randomk"})
-        if (spec.name == name) return Knob::density;
-    for (const char* name : {"rangeq", "qsgd", "lowrank"})
-        if (spec.name == name) return Knob::ladder;
-    if (spec.name == "cast") return Knob::cast;
-    return Knob::none;
+// The registry's row for the spec's codec (validate_codec_spec has named the codec).
+const CodecCatalogEntry& entry_of(const CodecSpec& spec) {
+    static const std::vector<CodecCatalogEntry> catalog = codec_catalog();
+    for (const CodecCatalogEntry& e : catalog)
+        if (e.name == spec.name) return e;
+    fail(ErrorKind::usage, "unknown codec '" + spec.name + "'");
 }
 
-struct Ladder {
-    const char* key;
-    std::vector<int> steps;  // increasing
-};
+// density: a real number bisected in log space; ladder: an integer key whose larger values
+// cost more and err less (rangeq's bits, qsgd's levels, lowrank's rank). Both from the row.
+const CodecKnob& knob_of(const CodecSpec& spec) {
+    return entry_of(spec).knob;
+}
 
-Ladder ladder_of(const CodecSpec& spec) {
-    if (spec.name == "qsgd") return {"levels", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 256}};
-    if (spec.name == "lowrank")
-        return {"rank", {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128}};
-    return {"bits", {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}};
+// The codecs a kind of target applies to, as the error names them: "topk (density), ...".
+std::string codecs_for(bool pointwise) {
+    std::string text;
+    for (const CodecCatalogEntry& e : codec_catalog()) {
+        const bool fits = pointwise
+                              ? e.knob.pointwise
+                              : e.knob.kind == KnobKind::density || e.knob.kind == KnobKind::ladder;
+        if (!fits) continue;
+        text += (text.empty() ? "" : ", ") + std::string(e.name);
+        if (!pointwise) text += " (" + std::string(e.knob.key) + ")";
+    }
+    return text;
 }
 
 std::string short_number(double v, int digits = 6) {
@@ -70,8 +74,12 @@ TargetChoice pointwise_choice(const CodecSpec& spec, const Target& target, const
                               const TensorLoader& load, const EncodeOptions& options) {
     const PointwiseBound bound{
         target.kind == TargetKind::abs ? PointwiseKind::abs : PointwiseKind::rel, target.value};
-    const CodecSpec chosen = choose_pointwise(spec, bound, t.meta, load(0), options);
-    return {chosen, chosen.to_string()};
+    if (const auto chosen = find_pointwise(spec, bound, t.meta, load(0), options))
+        return {*chosen, chosen->to_string(), false};
+    // No setting meets the bound on this tensor: it is written exact rather than failing the
+    // run; the caller names such tensors once at the end.
+    const CodecSpec lossless = parse_codec_spec("lossless");
+    return {lossless, "lossless (no " + spec.name + " setting meets " + target.text + ")", true};
 }
 
 // Bisection over density in log space for the boundary of `ok`, which holds at one end.
@@ -130,9 +138,9 @@ TargetChoice ladder_search(const CodecSpec& spec, const Target& target, Scope sc
     std::optional<std::pair<CodecSpec, UnitMeasure>> chosen, closest;
     std::optional<Error> refused;  // the first step the codec refused
     // A higher step costs more and errs less: a rate keeps the last that fits, an error the first.
-    const Ladder ladder = ladder_of(spec);
-    for (const int step : ladder.steps) {
-        const CodecSpec c = spec.with(ladder.key, std::to_string(step));
+    const CodecKnob& knob = knob_of(spec);
+    for (const int step : knob.ladder) {
+        const CodecSpec c = spec.with(std::string(knob.key), std::to_string(step));
         UnitMeasure m;
         try {
             m = measure_unit(c, scope, unit, load, options, !rate);
@@ -197,29 +205,24 @@ bool is_pointwise(const Target& target) {
 }
 
 void check_target_applies(const CodecSpec& spec, const Target& target) {
-    const Knob knob = knob_of(spec);
+    const CodecKnob& knob = knob_of(spec);
     const bool fits = is_pointwise(target)
-                          ? (knob == Knob::ladder && spec.name == "rangeq") || knob == Knob::cast
-                          : knob == Knob::ladder || knob == Knob::density;
+                          ? knob.pointwise
+                          : knob.kind == KnobKind::ladder || knob.kind == KnobKind::density;
     if (!fits) {
-        fail(ErrorKind::usage,
-             "--target " + target.text + ": codec '" + spec.name + "' has no knob for it; " +
-                 (is_pointwise(target)
-                      ? "abs= and rel= apply to rangeq and cast"
-                      : "bits= and rel_l2= apply to topk, dgc, sidco, fft, dct, randomk "
-                        "(density), rangeq (bits), qsgd (levels) and lowrank (rank)"));
+        fail(
+            ErrorKind::usage,
+            "--target " + target.text + ": codec '" + spec.name + "' has no knob for it; " +
+                (is_pointwise(target) ? "abs= and rel= apply to " : "bits= and rel_l2= apply to ") +
+                codecs_for(is_pointwise(target)));
     }
-    for (const char* key : {"density", "count", "bits", "levels", "rank", "to"}) {
+    // The keys the search sets: the knob's own, and count= which fixes a density too.
+    std::vector<std::string> chosen{std::string(knob.key)};
+    if (knob.kind == KnobKind::density) chosen.emplace_back("count");
+    for (const std::string& key : chosen) {
         if (!spec.get(key)) continue;
-        const bool chosen = (knob == Knob::density && (std::strcmp(key, "density") == 0 ||
-                                                       std::strcmp(key, "count") == 0)) ||
-                            (knob == Knob::ladder && std::strcmp(key, ladder_of(spec).key) == 0) ||
-                            (knob == Knob::cast && std::strcmp(key, "to") == 0);
-        if (chosen) {
-            fail(ErrorKind::usage, "--target " + target.text + " chooses " + key +
-                                       "=; remove it from the codec spec '" + spec.to_string() +
-                                       "'");
-        }
+        fail(ErrorKind::usage, "--target " + target.text + " chooses " + key +
+                                   "=; remove it from the codec spec '" + spec.to_string() + "'");
     }
 }
 
@@ -228,14 +231,10 @@ namespace {
 // A stochastic codec measured without a seed would draw another one for the record that is
 // finally written; a seed fixed for the search makes that record the one measured.
 CodecSpec with_fixed_seed(const CodecSpec& spec) {
-    if (spec.get("seed")) return spec;
-    for (const char* name : {"randomk", "qsgd", "lowrank"}) {
-        if (spec.name != name) continue;
-        std::random_device source;
-        const std::uint64_t seed = ((std::uint64_t{source()} << 32) | source()) >> 1;
-        return spec.with("seed", std::to_string(seed));
-    }
-    return spec;
+    if (spec.get("seed") || !entry_of(spec).draws_seed) return spec;
+    std::random_device source;
+    const std::uint64_t seed = ((std::uint64_t{source()} << 32) | source()) >> 1;
+    return spec.with("seed", std::to_string(seed));
 }
 
 }  // namespace
@@ -249,7 +248,7 @@ TargetChoice choose_for_target(const CodecSpec& given, const Target& target, Sco
         if (unit.size() != 1) fail(ErrorKind::usage, "pointwise targets apply tensor by tensor");
         return pointwise_choice(spec, target, unit[0], load, options);
     }
-    if (knob_of(spec) == Knob::ladder)
+    if (knob_of(spec).kind == KnobKind::ladder)
         return ladder_search(spec, target, scope, unit, load, options);
     return density_search(spec, target, scope, unit, load, options);
 }

@@ -6,6 +6,7 @@
 //   rel_l2=E  the smallest setting whose relative L2 error over the unit is at most E
 //   abs=A     every decoded value within A of the original (rangeq, cast), per tensor
 //   rel=R     every decoded value within R*|x| of the original (rangeq, cast), per tensor
+// A tensor that no setting holds within a pointwise bound is written lossless.
 #include <optional>
 #include <span>
 #include <string>
@@ -33,10 +34,13 @@ bool is_pointwise(const Target& target);
 
 struct TargetChoice {
     CodecSpec spec;
-    std::string summary;  // "topk:density=0.0123 (1.998 bits/value, rel_l2 0.53)"
+    std::string summary;             // "topk:density=0.0123 (1.998 bits/value, rel_l2 0.53)"
+    bool lossless_fallback = false;  // a pointwise bound no setting met: `spec` is lossless
 };
 
-// The setting for the unit. Error(usage) naming the unit when no setting meets the target.
+// The setting for the unit. Error(usage) naming the unit when no setting meets a rate or
+// rel_l2 target; a pointwise bound no setting meets on a tensor gives lossless for it instead.
+// `options.threads` threads measure each candidate.
 TargetChoice choose_for_target(const CodecSpec& spec, const Target& target, Scope scope,
                                std::span<const UnitTensor> unit, const TensorLoader& load,
                                const EncodeOptions& options);

@@ -90,8 +90,13 @@ Progress::Progress(std::string verb, bool quiet)
 
 void Progress::tick(const std::string& name) {
     ++count_;
-    if (enabled_)
+    if (!enabled_) return;
+    if (total_ >= count_) {
+        std::fprintf(stderr, "\r\033[K%s %zu/%zu: %s", verb_.c_str(), count_, total_,
+                     printable(name).c_str());
+    } else {
         std::fprintf(stderr, "\r\033[K%s %zu: %s", verb_.c_str(), count_, printable(name).c_str());
+    }
 }
 
 Progress::~Progress() {

@@ -54,6 +54,10 @@ std::string display_name(const std::string& path);
 class Progress {
   public:
     Progress(std::string verb, bool quiet);
+    // Lines read "encode 3/480: name" once the total is known, "encode 3: name" before.
+    void set_total(std::size_t total) { total_ = total; }
+    // Whether lines are shown (stderr is a terminal and not --quiet): a total worth counting.
+    bool enabled() const { return enabled_; }
     void tick(const std::string& name);
     ~Progress();
 
@@ -61,6 +65,7 @@ class Progress {
     std::string verb_;
     bool enabled_;
     std::size_t count_ = 0;
+    std::size_t total_ = 0;  // 0: unknown
 };
 
 }  // namespace gradcodec::cli

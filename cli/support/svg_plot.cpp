@@ -60,6 +60,33 @@ LogAxis axis_over(double lo, double hi, double from, double to) {
     return a;
 }
 
+// Dash patterns and marker shapes, by style.
+constexpr const char* kDashes[] = {"", "7 4", "2 3", "9 3 2 3"};
+
+std::string marker(int style, double cx, double cy, const std::string& colour) {
+    constexpr double r = 3.5;
+    const std::string fill = "\" fill=\"" + colour + "\"/>\n";
+    switch (style % 4) {
+        case 1:
+            return "<rect x=\"" + num(cx - r) + "\" y=\"" + num(cy - r) + "\" width=\"" +
+                   num(2 * r) + "\" height=\"" + num(2 * r) + fill;
+        case 2:
+            return "<polygon points=\"" + num(cx) + "," + num(cy - r - 1) + " " + num(cx - r - 1) +
+                   "," + num(cy + r) + " " + num(cx + r + 1) + "," + num(cy + r) + fill;
+        case 3:
+            return "<polygon points=\"" + num(cx) + "," + num(cy - r - 1) + " " + num(cx + r + 1) +
+                   "," + num(cy) + " " + num(cx) + "," + num(cy + r + 1) + " " + num(cx - r - 1) +
+                   "," + num(cy) + fill;
+        default:
+            return "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(r) + fill;
+    }
+}
+
+std::string dash(int style) {
+    const char* pattern = kDashes[style % 4];
+    return *pattern ? std::string(" stroke-dasharray=\"") + pattern + "\"" : std::string();
+}
+
 bool drawable(const PlotPoint& p) {
     return p.x > 0 && p.y > 0 && std::isfinite(p.x) && std::isfinite(p.y);
 }
@@ -118,25 +145,31 @@ std::string render_svg(const PlotText& text, const std::vector<PlotSeries>& seri
                   [](const PlotPoint& a, const PlotPoint& b) { return a.x < b.x; });
         std::string line;
         for (const auto& p : points) line += num(x.at(p.x)) + "," + num(y.at(p.y)) + " ";
+        const int style = series[i].style;
         if (points.size() > 1) {
-            svg += "<polyline fill=\"none\" stroke=\"" + colour +
-                   "\" stroke-width=\"1.8\" points=\"" + line + "\"/>\n";
+            svg += "<polyline fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.8\"" +
+                   dash(style) + " points=\"" + line + "\"/>\n";
         }
         for (const auto& p : points) {
-            const std::string cx = num(x.at(p.x)), cy = num(y.at(p.y));
-            svg +=
-                "<circle cx=\"" + cx + "\" cy=\"" + cy + "\" r=\"3.5\" fill=\"" + colour + "\"/>\n";
+            const double cx = x.at(p.x), cy = y.at(p.y);
+            svg += marker(style, cx, cy, colour);
             if (p.ringed) {
-                svg += "<circle cx=\"" + cx + "\" cy=\"" + cy +
+                svg += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) +
                        "\" r=\"7.5\" fill=\"none\" stroke=\"black\" stroke-width=\"1.5\"/>\n";
+            }
+            if (!p.label.empty()) {
+                svg += "<text x=\"" + num(cx + 6) + "\" y=\"" + num(cy - 6) +
+                       "\" font-size=\"9\" fill=\"" + colour + "\">" + escape(p.label) +
+                       "</text>\n";
             }
         }
         const double ly = kTop + 10 + 20 * double(i);
         svg += "<line x1=\"" + num(kRight + 20) + "\" y1=\"" + num(ly) + "\" x2=\"" +
                num(kRight + 44) + "\" y2=\"" + num(ly) + "\" stroke=\"" + colour +
-               "\" stroke-width=\"2\"/>\n<circle cx=\"" + num(kRight + 32) + "\" cy=\"" + num(ly) +
-               "\" r=\"3.5\" fill=\"" + colour + "\"/>\n<text x=\"" + num(kRight + 52) + "\" y=\"" +
-               num(ly) + "\" dominant-baseline=\"middle\">" + escape(series[i].name) + "</text>\n";
+               "\" stroke-width=\"2\"" + dash(style) + "/>\n" +
+               marker(style, kRight + 32, ly, colour) + "<text x=\"" + num(kRight + 52) +
+               "\" y=\"" + num(ly) + "\" dominant-baseline=\"middle\">" + escape(series[i].name) +
+               "</text>\n";
     }
     const double ny = kTop + 10 + 20 * double(series.size()) + 10;
     svg += "<circle cx=\"" + num(kRight + 32) + "\" cy=\"" + num(ny) +

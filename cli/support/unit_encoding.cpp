@@ -50,7 +50,7 @@ UnitMeasure measure_unit(const CodecSpec& spec, Scope scope, std::span<const Uni
         if (decode) {
             std::vector<std::byte> decoded(data.size());
             start = std::chrono::steady_clock::now();
-            decode_tensor(e.codec_id, t.meta, e.payload, decoded);
+            decode_tensor(e.codec_id, t.meta, e.payload, decoded, DecodeOptions{options.threads});
             m.decode_seconds += seconds_since(start);
             metrics.add(t.meta.dtype, data, decoded);
         }

@@ -17,9 +17,9 @@ struct FilterParams {
     std::string spec;  // e.g. "rangeq:bits=8"
 };
 
-// Codecs whose payload stands alone per chunk: lossless, cast, rangeq and the threshold
-// selectors (which then select per chunk). fft and dct transform whole tensors: the stream
-// carries them.
+// Codecs whose payload stands alone per chunk, as the registry's filter_ok says: lossless,
+// cast, rangeq, the threshold selectors (which then select per chunk) and the stochastic
+// quantizers. fft, dct and lowrank work on whole tensors: the stream carries them.
 bool codec_runs_per_chunk(std::uint16_t codec_id);
 
 std::vector<unsigned> pack_filter_params(const FilterParams& params);

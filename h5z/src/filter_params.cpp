@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <string>
+#include <vector>
 
+#include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 #include "gradcodec_h5z.h"
 #include "gradcodec_h5z_params.hpp"
@@ -13,10 +16,13 @@ namespace {
 
 }  // namespace
 
-// fft and dct transform whole tensors, and lowrank needs a matrix where the filter sees a
-// flat run of values; every other codec encodes any run of values on its own.
+// The registry's filter_ok: fft and dct transform whole tensors, and lowrank needs a matrix
+// where the filter sees a flat run of values; every other codec encodes any run of values on
+// its own.
 bool codec_runs_per_chunk(std::uint16_t codec_id) {
-    return (codec_id >= 1 && codec_id <= 4) || (codec_id >= 7 && codec_id <= 10);
+    static const std::vector<CodecCatalogEntry> catalog = codec_catalog();
+    return std::any_of(catalog.begin(), catalog.end(),
+                       [&](const CodecCatalogEntry& c) { return c.id == codec_id && c.filter_ok; });
 }
 
 std::vector<unsigned> pack_filter_params(const FilterParams& params) {

@@ -51,6 +51,7 @@ from ._gradcodec import (
     IOError,
     LimitError,
     UsageError,
+    codec_catalog,
     default_max_tensor_bytes,
     list_codecs,
     random_positions,
@@ -58,7 +59,7 @@ from ._gradcodec import (
 
 __version__ = _gradcodec.__version__
 __all__ = [
-    "Codec", "decode", "frame_info", "list_codecs", "read_stream", "StreamWriter",
+    "Codec", "decode", "frame_info", "list_codecs", "codec_catalog", "read_stream", "StreamWriter",
     "Error", "UsageError", "BadInputError", "DamagedStreamError", "LimitError", "IOError",
     "default_max_tensor_bytes", "DEFAULT_MAX_TOTAL_BYTES",
     "random_positions", "encode_positions", "decode_positions", "hdf5_plugin_dir",

@@ -1,9 +1,10 @@
 """h5py keyword arguments for gradcodec's HDF5 filter.
 
-Pure Python: it packs the filter parameters (format-spec/FILTER.md) and needs neither the
-compiled gradcodec module nor the plugin. Reading and writing the dataset needs the plugin,
-libH5Zgradcodec.so: `import gradcodec` points h5py's HDF5 at the package's own copy (see the
-package's docstring); other HDF5 programs find it through HDF5_PLUGIN_PATH.
+It packs the filter parameters (format-spec/FILTER.md); which codecs run per chunk, and their
+ids, come from the library's codec registry (gradcodec.codec_catalog()). Reading and writing the
+dataset needs the plugin, libH5Zgradcodec.so: `import gradcodec` points h5py's HDF5 at the
+package's own copy (see the package's docstring); other HDF5 programs find it through
+HDF5_PLUGIN_PATH.
 
     import h5py, gradcodec
     with h5py.File("grads.h5", "w") as f:
@@ -15,22 +16,16 @@ LAYOUT_VERSION = 1
 MAX_SPEC_LENGTH = 996  # 7 + 249 values: HDF5 reads at most 256
 FLAG_ALLOW_NONFINITE = 1
 
-# Codec ids are format constants; the threshold selectors share the sparse payload's id.
-_CODEC_IDS = {
-    "lossless": 1,
-    "cast": 2,
-    "rangeq": 3,
-    "topk": 4,
-    "threshold": 4,
-    "dgc": 4,
-    "sidco": 4,
-    "randomk": 7,
-    "qsgd": 8,
-    "terngrad": 8,
-    "sign": 9,
-    "onebit": 9,
-    "natural": 10,
-}
+
+def _filter_codec_ids():
+    """{name: codec id} for every codec the registry marks usable per HDF5 chunk (filter_ok).
+    Codec ids are format constants; the threshold selectors share the sparse payload's id."""
+    from ._gradcodec import codec_catalog
+
+    return {entry["name"]: entry["id"] for entry in codec_catalog() if entry["filter_ok"]}
+
+
+_CODEC_IDS = _filter_codec_ids()
 
 
 def filter_params(spec="lossless", allow_nonfinite=False):

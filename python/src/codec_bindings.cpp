@@ -149,6 +149,43 @@ py::list codec_list() {
     return result;
 }
 
+const char* knob_kind_name(KnobKind kind) {
+    switch (kind) {
+        case KnobKind::density:
+            return "density";
+        case KnobKind::ladder:
+            return "ladder";
+        case KnobKind::type:
+            return "type";
+        default:
+            return "none";
+    }
+}
+
+// The registry's rows as dicts: h5filter's id table and every front end read them from here.
+py::list catalog_list() {
+    py::list result;
+    for (const CodecCatalogEntry& c : codec_catalog()) {
+        py::dict knob;
+        knob["kind"] = knob_kind_name(c.knob.kind);
+        knob["key"] = std::string(c.knob.key);
+        knob["ladder"] = py::cast(std::vector<int>(c.knob.ladder.begin(), c.knob.ladder.end()));
+        knob["pointwise"] = c.knob.pointwise;
+        py::dict entry;
+        entry["name"] = std::string(c.name);
+        entry["id"] = c.id;
+        entry["payload"] = std::string(c.payload);
+        entry["summary"] = std::string(c.summary);
+        entry["defaults"] = std::string(c.defaults);
+        entry["floats_only"] = c.floats_only;
+        entry["filter_ok"] = c.filter_ok;
+        entry["draws_seed"] = c.draws_seed;
+        entry["knob"] = knob;
+        result.append(entry);
+    }
+    return result;
+}
+
 }  // namespace
 
 void register_codec(py::module_& module) {
@@ -184,6 +221,10 @@ void register_codec(py::module_& module) {
                "The default of max_tensor_bytes= (the CLI's --max-tensor-bytes).");
     module.attr("DEFAULT_MAX_TOTAL_BYTES") = kDefaultMaxTotalBytes;
     module.def("list_codecs", &codec_list);
+    module.def("codec_catalog", &catalog_list,
+               "Every registered codec as the registry declares it: name, id, payload, summary, "
+               "defaults, floats_only, filter_ok (usable per HDF5 chunk), draws_seed and knob "
+               "(what --target turns).");
 }
 
 }  // namespace gradcodec::python

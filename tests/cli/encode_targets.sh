@@ -26,9 +26,32 @@ over=$(jq '[.tensors[] | select(.metrics.max_abs > 1e-3)] | length' a.json)
 [ "$over" -eq 0 ] && pass "every value within 1e-3 (max $(jq '[.tensors[].metrics.max_abs] | max' a.json))" || fail "$over tensors over"
 expect_exit 0 "cast --target rel=0.01" -- bash -c "'$GC' encode '$SAMPLE' -o c.gcs --codec cast --target rel=0.01 --quiet"
 
-expect_exit 2 "a pointwise bound no setting meets" -- "$GC" encode "$SAMPLE" -o no.gcs --codec rangeq --target abs=1e-12
-expect_stderr "no rangeq setting keeps every value within abs=1e-12"
-expect_absent no.gcs
+# A pointwise bound no setting meets on a tensor sends that tensor to lossless, not the run to
+# an error; one line at the end names every such tensor. Here "wide" spans 1e-3 to 1e4, which
+# no rangeq width holds within 1e-4; "narrow" is met.
+python3 -c "
+import random, struct
+random.seed(3)
+open('narrow.f32', 'wb').write(struct.pack('<4096f', *[random.uniform(-1e-3, 1e-3) for _ in range(4096)]))
+open('wide.f32', 'wb').write(struct.pack('<4096f', *[random.choice((1e4, -1e-3)) * random.random() for _ in range(4096)]))
+"
+for name in narrow wide; do
+    "$GC" encode "$name.f32" --raw f32 -o "$name.gcs" --quiet && "$GC" decode "$name.gcs" -o "$name.h5" --quiet
+    h5copy -p -i "$name.h5" -o two.h5 -s /data -d "/step_0/$name"
+done
+expect_exit 0 "abs=1e-4: the tensor no rangeq setting meets is written lossless" -- \
+    bash -c "'$GC' encode two.h5 -o two.gcs --codec rangeq --target abs=1e-4 && '$GC' inspect two.gcs --against two.h5 --json > two.json"
+expect_stderr "1 tensor could not meet abs=1e-4 with rangeq; written lossless: step_0/wide"
+[ "$(grep -c 'could not meet' stderr)" -eq 1 ] && pass "one summary line" || fail "summary lines: $(cat stderr)"
+wide=$(jq -c '[.tensors[] | select(.name | endswith("wide")) | {codec, max_abs: .metrics.max_abs}]' two.json)
+narrow=$(jq -c '[.tensors[] | select(.name | endswith("narrow")) | (.codec | startswith("rangeq")) and .metrics.max_abs <= 1e-4]' two.json)
+[ "$wide" = '[{"codec":"lossless","max_abs":0}]' ] && [ "$narrow" = "[true]" ] \
+    && pass "wide written lossless and exact, narrow by rangeq within 1e-4" || fail "wide $wide, narrow $narrow"
+expect_exit 0 "with --quiet no summary" -- "$GC" encode two.h5 -o two.gcs --force --codec rangeq --target abs=1e-4 --quiet
+[ ! -s stderr ] && pass "--quiet: nothing on stderr" || fail "stderr: $(cat stderr)"
+expect_exit 0 "a bound no tensor meets: every tensor lossless" -- "$GC" encode "$SAMPLE" -o all.gcs --codec rangeq --target abs=1e-12
+expect_stderr "tensors could not meet abs=1e-12 with rangeq; written lossless: step_00000/bn.bias,"
+expect_stderr " more)"
 expect_exit 2 "a codec without the knob" -- "$GC" encode "$SAMPLE" -o no.gcs --codec lossless --target bits=4
 expect_stderr "has no knob"
 expect_exit 2 "abs on a sparse codec" -- "$GC" encode "$SAMPLE" -o no.gcs --codec topk --target abs=0.1

@@ -44,4 +44,13 @@ expect_exit 3 "a NaN under fft is refused even with --allow-nonfinite" -- \
     "$GC" encode nan.h5 -o out.gcs --codec fft:density=0.1 --allow-nonfinite --select 'step_00010/fc.weight'
 expect_stderr "even with --allow-nonfinite"
 expect_absent out.gcs
+
+# On a terminal, encode's progress line counts against the dump's total: "encode 3/80: name".
+if command -v script >/dev/null; then
+    script -qc "'$GC' encode '$SAMPLE' -o progress.gcs -T 1" /dev/null | tr '\r' '\n' > progress.txt
+    grep -q 'encode 1/80: step_00000/bn.bias' progress.txt && grep -q 'encode 80/80: step_00090/fc.weight' progress.txt \
+        && pass "progress lines show the total" || fail "progress: $(head -c 300 progress.txt | cat -v)"
+else
+    echo "skipped: no script(1) to give encode a terminal"
+fi
 finish

@@ -67,6 +67,35 @@ struct CodecInfo {
     std::string_view summary;
 };
 
+// What `--target` (and a search for a setting) may turn on a codec: its density, a ladder of
+// integer settings (larger costs more and errs less), or the type it rounds to.
+enum class KnobKind : std::uint8_t { none, density, ladder, type };
+
+struct CodecKnob {
+    KnobKind kind = KnobKind::none;
+    std::string_view key;         // "density", "bits", "levels", "rank", "to"; empty for none
+    std::span<const int> ladder;  // kind == ladder: the settings tried, increasing
+    bool pointwise = false;       // meets abs= and rel= bounds (every value within a bound)
+};
+
+// One codec as the registry declares it: everything a front end (CLI help, target search,
+// the HDF5 filter, Python) needs to know about it, read from the codec's one row. Strings
+// point at static storage.
+struct CodecCatalogEntry {
+    std::string_view name;      // the spec's name, as --codec and Python take it
+    std::uint16_t id;           // the payload's codec id (format-spec/FORMAT.md); rows may share
+    std::string_view payload;   // the payload layout's name ("sparse" for the four selectors)
+    std::string_view summary;   // one line: what it does and its keys
+    std::string_view defaults;  // the keys a bare name means, "density=0.01, values=f16"; "" none
+    bool floats_only;           // refuses integer tensors
+    bool filter_ok;             // encodes any run of values on its own: usable per HDF5 chunk (h5z)
+    bool draws_seed;            // without seed= every encode draws a fresh one
+    CodecKnob knob;
+};
+
+// Every registered codec, in registry order.
+std::vector<CodecCatalogEntry> codec_catalog();
+
 // Throws Error(usage) naming the valid names, keys or values.
 void validate_codec_spec(const CodecSpec& spec);
 
@@ -228,8 +257,8 @@ class Codec {
 EncodedTensor encode_tensor(const Codec& codec, const TensorMeta& meta,
                             std::span<const std::byte> data);
 
-// The name of the codec that writes payloads of this id; for id 4, shared by the threshold
-// selectors, that is "sparse". "" when unknown.
+// The name of the payload layout of this id (CodecCatalogEntry::payload); for id 4, shared by
+// the threshold selectors, that is "sparse". "" when unknown.
 std::string_view codec_name(std::uint16_t codec_id);
 
 }  // namespace gradcodec

@@ -38,7 +38,8 @@ using TensorLoader = std::function<std::vector<std::byte>(std::size_t index)>;
 // Pass 1. `tensors` in group order. Exact for topk (and fft/dct with select=topk): keeps
 // ceil(density * N) of the group's N values (count=K: K), ties to the lower (tensor, index).
 // Throws Error(usage) for a codec without group scope, and what encode_tensor throws on
-// bad values.
+// bad values. options.threads split each tensor's scoring here and its encode in
+// GroupEncoder, as in Codec::encode: the cut and the bytes never depend on the count.
 GroupCut plan_group_cut(const CodecSpec& spec, std::span<const TensorMeta> tensors,
                         const TensorLoader& load, const EncodeOptions& options = {});
 

@@ -3,6 +3,7 @@
 // A of the original (abs), or within R·|x| of it (rel; so zeros stay exact). The setting is
 // chosen by encoding and decoding the tensor, so a bound it accepts is met, not estimated.
 #include <cstddef>
+#include <optional>
 #include <span>
 
 #include "gradcodec/codec.hpp"
@@ -28,5 +29,11 @@ double pointwise_excess(const PointwiseBound& bound, DType dtype,
 CodecSpec choose_pointwise(const CodecSpec& spec, const PointwiseBound& bound,
                            const TensorMeta& meta, std::span<const std::byte> data,
                            const EncodeOptions& options = {});
+
+// As choose_pointwise, but nullopt where no setting meets the bound on this tensor, for a
+// caller that stores such a tensor another way (the CLI writes it lossless).
+std::optional<CodecSpec> find_pointwise(const CodecSpec& spec, const PointwiseBound& bound,
+                                        const TensorMeta& meta, std::span<const std::byte> data,
+                                        const EncodeOptions& options = {});
 
 }  // namespace gradcodec

@@ -1,6 +1,5 @@
 // The free-function API, kept for one-off calls: each is a throwaway Codec, so there is one
 // encode path. Decoding needs no spec: the payload is self-describing given its codec id.
-#include <array>
 #include <string>
 
 #include "api/execution.hpp"
@@ -59,11 +58,20 @@ std::vector<CodecInfo> list_codecs() {
     return out;
 }
 
+std::vector<CodecCatalogEntry> codec_catalog() {
+    std::vector<CodecCatalogEntry> out;
+    for (const CodecDef* c : all_codecs()) {
+        out.push_back({c->name, c->id, c->payload, c->summary, c->defaults, c->floats_only,
+                       c->filter_ok, c->draws_seed, c->knob});
+    }
+    return out;
+}
+
 // Named by payload, not by spec: the four threshold selectors write one layout (id 4).
 std::string_view codec_name(std::uint16_t codec_id) {
-    static constexpr std::array<std::string_view, 7> kPayloadNames{
-        "", "lossless", "cast", "rangeq", "sparse", "fft", "dct"};
-    return codec_id < kPayloadNames.size() ? kPayloadNames[codec_id] : std::string_view{};
+    for (const CodecDef* c : all_codecs())
+        if (c->id == codec_id) return c->payload;
+    return {};
 }
 
 }  // namespace gradcodec

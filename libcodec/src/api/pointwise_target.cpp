@@ -53,18 +53,29 @@ double pointwise_excess(const PointwiseBound& bound, DType dtype,
     return worst;
 }
 
-CodecSpec choose_pointwise(const CodecSpec& spec, const PointwiseBound& bound,
-                           const TensorMeta& meta, std::span<const std::byte> data,
-                           const EncodeOptions& options) {
-    if (spec.name != "rangeq" && spec.name != "cast") {
+namespace {
+
+// The cheapest setting that meets the bound, or nullopt with the closest miss in `closest`.
+std::optional<CodecSpec> search(const CodecSpec& spec, const PointwiseBound& bound,
+                                const TensorMeta& meta, std::span<const std::byte> data,
+                                const EncodeOptions& options, double& closest) {
+    const auto catalog = codec_catalog();
+    const auto entry =
+        std::find_if(catalog.begin(), catalog.end(),
+                     [&](const CodecCatalogEntry& e) { return e.name == spec.name; });
+    if (entry == catalog.end() || !entry->knob.pointwise) {
+        std::string codecs;
+        for (const CodecCatalogEntry& e : catalog)
+            if (e.knob.pointwise) codecs += (codecs.empty() ? "" : " and ") + std::string(e.name);
         fail(ErrorKind::usage, "codec '" + spec.name +
                                    "' has no setting for a pointwise bound; abs= and rel= apply "
-                                   "to rangeq and cast");
+                                   "to " +
+                                   codecs);
     }
     if (!(bound.value > 0) || !std::isfinite(bound.value)) {
         fail(ErrorKind::usage, "a pointwise bound needs a finite value > 0");
     }
-    double closest = std::numeric_limits<double>::infinity();
+    closest = std::numeric_limits<double>::infinity();
     std::vector<std::byte> decoded(data.size());
     for (const CodecSpec& c : candidates(spec)) {
         try {
@@ -80,12 +91,29 @@ CodecSpec choose_pointwise(const CodecSpec& spec, const PointwiseBound& bound,
         if (excess <= 1.0) return c;
         closest = std::min(closest, excess);
     }
+    return std::nullopt;
+}
+
+}  // namespace
+
+CodecSpec choose_pointwise(const CodecSpec& spec, const PointwiseBound& bound,
+                           const TensorMeta& meta, std::span<const std::byte> data,
+                           const EncodeOptions& options) {
+    double closest = 0;
+    if (auto chosen = search(spec, bound, meta, data, options, closest)) return *chosen;
     char how[64];
     std::snprintf(how, sizeof how, "%.3g times the bound", closest);
     fail(ErrorKind::usage, meta.name + ": no " + spec.name + " setting keeps every value within " +
                                describe(bound) + " (the closest errs by " +
                                (std::isfinite(closest) ? std::string(how) : "an unbounded factor") +
                                "); use lossless, or a looser bound");
+}
+
+std::optional<CodecSpec> find_pointwise(const CodecSpec& spec, const PointwiseBound& bound,
+                                        const TensorMeta& meta, std::span<const std::byte> data,
+                                        const EncodeOptions& options) {
+    double closest = 0;
+    return search(spec, bound, meta, data, options, closest);
 }
 
 }  // namespace gradcodec

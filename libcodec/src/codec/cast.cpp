@@ -94,28 +94,32 @@ void encode_elements(SmallFloat target, const TensorMeta& meta, std::uint64_t fi
     }
 }
 
-std::any compile(const CodecSpec& spec) {
-    return parse_target(spec);
-}
-
 // The payload is the target's code, then each element's code in order: any run of elements
 // encodes on its own (codec/piece_coding.hpp).
-void encode_piece(const std::any& compiled, const TensorMeta& meta, std::uint64_t first,
-                  std::span<const std::byte> data, const std::any*, ByteOutput& sink) {
-    const auto target = std::any_cast<SmallFloat>(compiled);
+void write_piece(SmallFloat target, const TensorMeta& meta, std::uint64_t first,
+                 std::span<const std::byte> data, ByteOutput& sink) {
     const std::size_t count = data.size() / dtype_size(meta.dtype);
     std::uint8_t* out = sink.extend((first == 0 ? 1 : 0) + 2 * count);
     if (first == 0) *out++ = static_cast<std::uint8_t>(dtype_of(target));
     encode_elements(target, meta, first, data, out);
 }
 
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode_piece(const std::any& compiled, const TensorMeta& meta, std::uint64_t first,
+                  std::span<const std::byte> data, const std::any*, ByteOutput& sink) {
+    write_piece(std::any_cast<SmallFloat>(compiled), meta, first, data, sink);
+}
+
+void encode(const SmallFloat& target, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions&, ByteOutput& sink) {
-    encode_piece(compiled, meta, 0, data, nullptr, sink);
+    write_piece(target, meta, 0, data, sink);
+}
+
+std::uint64_t cast_payload_size(const TensorMeta& meta) {
+    return size_add(1, size_mul(2, meta.element_count()));
 }
 
 std::uint64_t payload_size(const std::any&, const TensorMeta& meta, const std::any*) {
-    return size_add(1, size_mul(2, meta.element_count()));
+    return cast_payload_size(meta);
 }
 
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
@@ -145,16 +149,24 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t>) {
     return s;
 }
 
-std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
-                            const EncodeOptions&) {
-    return payload_size(compiled, meta, nullptr);
+std::uint64_t payload_bound(const SmallFloat&, const TensorMeta& meta, const EncodeOptions&) {
+    return cast_payload_size(meta);
 }
 
 }  // namespace
 
-const CodecDef kCastCodec{"cast", kCodecCast, "round to to=f16|bf16 (nearest even)",
-                          true,   compile,    encode,
-                          decode, describe,   payload_bound};
+const CodecDef kCastCodec = codec_row<parse_target, encode, payload_bound>({
+    .name = "cast",
+    .id = kCodecCast,
+    .payload = "cast",
+    .summary = "round every value to to=f16|bf16 (nearest even)",
+    .defaults = "to=f16",
+    .filter_ok = true,
+    .knob = {KnobKind::type, "to", {}, true},
+    .pieces = &kCastPieces,
+    .decode = decode,
+    .describe = describe,
+});
 
 const PieceCoding kCastPieces{nullptr, nullptr, payload_size, encode_piece, 1};
 

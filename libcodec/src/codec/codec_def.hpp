@@ -1,11 +1,14 @@
 #pragma once
-// One row per codec: how to validate its spec, encode, decode and describe a payload.
+// One row per codec: what it is called and what it offers (help, defaults, --target's knob,
+// HDF5 filter use), and how to validate its spec, encode, decode and describe a payload.
 // Plain function pointers: a codec is a set of free functions, not a class.
 #include <any>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gradcodec/codec.hpp"
@@ -13,6 +16,7 @@
 namespace gradcodec {
 
 class ByteOutput;
+struct PieceCoding;
 
 // Codec ids are format constants (format-spec/FORMAT.md, "Codec ids").
 enum CodecId : std::uint16_t {
@@ -30,27 +34,87 @@ enum CodecId : std::uint16_t {
     kCodecLowrank = 11,
 };
 
+// A codec's row: what the registry tells every front end (CodecCatalogEntry's fields, so a
+// codec is declared in one place), then its functions. Rows are written with designated
+// initializers and made by codec_row, which supplies the std::any glue.
 struct CodecDef {
-    std::string_view name;
-    std::uint16_t id;
-    std::string_view summary;
-    bool floats_only;
+    std::string_view name{};
+    std::uint16_t id = 0;
+    std::string_view payload{};   // the payload layout's name; rows sharing an id share it
+    std::string_view summary{};   // one line: what it does and its keys
+    std::string_view defaults{};  // what the bare name means, "density=0.01, values=f16": the
+                                  // keys NAME alone takes, each as NAME:key=value would give it
+    bool floats_only = true;
+    bool filter_ok = false;   // encodes any run of values alone: usable per HDF5 chunk
+    bool draws_seed = false;  // without seed= every encode draws a fresh one
+    CodecKnob knob{};         // what --target turns
+    // How it encodes a tensor piece by piece (codec/piece_coding.hpp); null: whole tensors only.
+    const PieceCoding* pieces = nullptr;
     // Parses and validates the spec's keys once into the codec's typed parameters; throws
     // Error(usage) naming the valid keys or range. encode and payload_bound take its result.
-    std::any (*compile)(const CodecSpec& spec);
+    std::any (*compile)(const CodecSpec& spec) = nullptr;
     // Appends the payload to `out`, which is the caller's buffer in Codec::encode_into.
     void (*encode)(const std::any& params, const TensorMeta& meta, std::span<const std::byte> data,
-                   const EncodeOptions& options, ByteOutput& out);
+                   const EncodeOptions& options, ByteOutput& out) = nullptr;
     void (*decode)(const TensorMeta& meta, std::span<const std::uint8_t> payload,
-                   std::span<std::byte> out);
-    PayloadStats (*describe)(const TensorMeta& meta, std::span<const std::uint8_t> payload);
+                   std::span<std::byte> out) = nullptr;
+    PayloadStats (*describe)(const TensorMeta& meta,
+                             std::span<const std::uint8_t> payload) = nullptr;
     // The most bytes encode can write for this tensor, from the format's worst case (every
     // section at its raw size, every value an exception where non-finite values are allowed).
     std::uint64_t (*payload_bound)(const std::any& params, const TensorMeta& meta,
-                                   const EncodeOptions& options);
+                                   const EncodeOptions& options) = nullptr;
 };
 
-// Each codec's translation unit defines its row.
+namespace codec_glue {
+
+// The parameters type a codec's typed function takes first.
+template <class F>
+struct Params;
+template <class R, class P, class... A>
+struct Params<R (*)(const P&, A...)> {
+    using type = P;
+};
+
+template <auto Parse>
+std::any compile(const CodecSpec& spec) {
+    return Parse(spec);
+}
+
+template <auto Encode>
+void encode(const std::any& params, const TensorMeta& meta, std::span<const std::byte> data,
+            const EncodeOptions& options, ByteOutput& out) {
+    using P = typename Params<decltype(Encode)>::type;
+    Encode(std::any_cast<const P&>(params), meta, data, options, out);
+}
+
+template <auto Bound>
+std::uint64_t payload_bound(const std::any& params, const TensorMeta& meta,
+                            const EncodeOptions& options) {
+    using P = typename Params<decltype(Bound)>::type;
+    return Bound(std::any_cast<const P&>(params), meta, options);
+}
+
+}  // namespace codec_glue
+
+// A codec's row from its typed functions: `Parse(spec)` returns the parameters P that
+// `Encode(const P&, meta, data, options, out)` and `Bound(const P&, meta, options)` take.
+// The glue between them and the row's std::any is written once, here.
+template <auto Parse, auto Encode, auto Bound>
+constexpr CodecDef codec_row(CodecDef row) {
+    using P = decltype(Parse(std::declval<const CodecSpec&>()));
+    static_assert(std::is_same_v<P, typename codec_glue::Params<decltype(Encode)>::type>,
+                  "encode takes the parameters parse returns");
+    static_assert(std::is_same_v<P, typename codec_glue::Params<decltype(Bound)>::type>,
+                  "payload_bound takes the parameters parse returns");
+    row.compile = codec_glue::compile<Parse>;
+    row.encode = codec_glue::encode<Encode>;
+    row.payload_bound = codec_glue::payload_bound<Bound>;
+    return row;
+}
+
+// Each codec's translation unit defines its row (declared here, so that it is one object
+// the registry lists).
 extern const CodecDef kLosslessCodec;
 extern const CodecDef kCastCodec;
 extern const CodecDef kRangeqCodec;
@@ -68,6 +132,7 @@ extern const CodecDef kOnebitCodec;
 extern const CodecDef kNaturalCodec;
 extern const CodecDef kLowrankCodec;
 
+// The registry (registry.cpp): every codec's row, in the order front ends list them.
 std::span<const CodecDef* const> all_codecs();
 
 // The codec a spec names; Error(usage) listing the valid names if none.

@@ -51,13 +51,12 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
     write_frequency_payload(params, meta, x, kept, x.size(), values, options, "DCT", out);
 }
 
-std::any compile(const CodecSpec& spec) {
+FrequencyParams parse_params(const CodecSpec& spec) {
     return parse_frequency_params(spec, kDctDefaultChunk);
 }
 
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const FrequencyParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions& options, ByteOutput& out) {
-    const auto& params = std::any_cast<const FrequencyParams&>(compiled);
     encode_float32(meta, data,
                    [&](std::span<const float> x) { encode_floats(params, meta, x, options, out); });
 }
@@ -88,9 +87,8 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
         [](const ChunkLayout&, std::span<const std::uint64_t> kept) { return kept.size(); });
 }
 
-std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+std::uint64_t payload_bound(const FrequencyParams& params, const TensorMeta& meta,
                             const EncodeOptions& options) {
-    const auto& params = std::any_cast<const FrequencyParams&>(compiled);
     return frequency_payload_bound(params, meta.element_count(), meta.element_count(), options);
 }
 
@@ -130,15 +128,17 @@ std::vector<std::uint8_t> encode_dct_with_cut(const CodecSpec& spec, const Tenso
     });
 }
 
-const CodecDef kDctCodec{"dct",
-                         kCodecDct,
-                         "orthonormal DCT-II sparsification: density=D (0.15), chunk=C (64), "
-                         "bits=N (10) | values=f32|f16|bf16, select=topk|sidco|dgc",
-                         true,
-                         compile,
-                         encode,
-                         decode,
-                         describe,
-                         payload_bound};
+const CodecDef kDctCodec = codec_row<parse_params, encode, payload_bound>({
+    .name = "dct",
+    .id = kCodecDct,
+    .payload = "dct",
+    .summary =
+        "orthonormal DCT-II sparsification: density=D, chunk=C, bits=N or values=f32|f16|bf16, "
+        "select=topk|sidco|dgc",
+    .defaults = "density=0.15, chunk=64, select=topk, values=rangeq, bits=10",
+    .knob = {KnobKind::density, "density", {}, false},
+    .decode = decode,
+    .describe = describe,
+});
 
 }  // namespace gradcodec

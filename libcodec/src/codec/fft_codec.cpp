@@ -126,13 +126,12 @@ void encode_floats(const FrequencyParams& params, const TensorMeta& meta, std::s
                             out);
 }
 
-std::any compile(const CodecSpec& spec) {
+FrequencyParams parse_params(const CodecSpec& spec) {
     return parse_frequency_params(spec, kFftDefaultChunk);
 }
 
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const FrequencyParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions& options, ByteOutput& out) {
-    const auto& params = std::any_cast<const FrequencyParams&>(compiled);
     encode_float32(meta, data,
                    [&](std::span<const float> x) { encode_floats(params, meta, x, options, out); });
 }
@@ -202,9 +201,8 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
 }
 
 // An r2c spectrum of a chunk of length L has floor(L/2)+1 bins carrying at most L+2 scalars.
-std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+std::uint64_t payload_bound(const FrequencyParams& params, const TensorMeta& meta,
                             const EncodeOptions& options) {
-    const auto& params = std::any_cast<const FrequencyParams&>(compiled);
     const ChunkLayout c(meta.element_count(), params.chunk);
     const std::uint64_t chunks = c.full + (c.tail != 0 ? 1 : 0);
     return frequency_payload_bound(params, size_add(c.n, chunks),
@@ -267,15 +265,17 @@ std::vector<std::uint8_t> encode_fft_with_cut(const CodecSpec& spec, const Tenso
     });
 }
 
-const CodecDef kFftCodec{"fft",
-                         kCodecFft,
-                         "SuperNeurons FFT sparsification: density=D (0.15), chunk=C (256), "
-                         "bits=N (10) | values=f32|f16|bf16, select=topk|sidco|dgc",
-                         true,
-                         compile,
-                         encode,
-                         decode,
-                         describe,
-                         payload_bound};
+const CodecDef kFftCodec = codec_row<parse_params, encode, payload_bound>({
+    .name = "fft",
+    .id = kCodecFft,
+    .payload = "fft",
+    .summary =
+        "SuperNeurons FFT sparsification: density=D, chunk=C, bits=N or values=f32|f16|bf16, "
+        "select=topk|sidco|dgc",
+    .defaults = "density=0.15, chunk=256, select=topk, values=rangeq, bits=10",
+    .knob = {KnobKind::density, "density", {}, false},
+    .decode = decode,
+    .describe = describe,
+});
 
 }  // namespace gradcodec

@@ -11,6 +11,7 @@
 #include "codec/group_codecs.hpp"
 #include "codec/sparse_params.hpp"
 #include "common/float_values.hpp"
+#include "common/parallel.hpp"
 #include "gradcodec/error.hpp"
 #include "select/dgc.hpp"
 #include "select/radix_cut.hpp"
@@ -133,6 +134,9 @@ GroupCut plan_group_cut(const CodecSpec& spec, std::span<const TensorMeta> tenso
     validate_codec_spec(spec);
     const GroupFamily family = group_family(spec);
     if (family == GroupFamily::none) no_group_scope(spec);
+    // Scoring each tensor splits across options.threads as a tensor's encode does; the pieces
+    // do not depend on the count, so neither does the cut.
+    const ThreadScope threads(options.threads);
     std::uint64_t n = 0, scores = 0;
     for (const TensorMeta& meta : tensors) {
         require_float_tensor(spec.name, meta);
@@ -168,6 +172,7 @@ GroupEncoder::GroupEncoder(CodecSpec spec, GroupCut cut, EncodeOptions options)
 }
 
 EncodedTensor GroupEncoder::encode(const TensorMeta& meta, std::span<const std::byte> data) {
+    const ThreadScope threads(options_.threads);
     require_float_tensor(spec_.name, meta);
     if (data.size() != meta.byte_count()) {
         fail(ErrorKind::bad_input, meta.name + ": " + std::to_string(data.size()) +

@@ -223,13 +223,8 @@ bool write_planes(std::span<const std::uint8_t> elements, std::size_t es, int le
     return true;
 }
 
-std::any compile(const CodecSpec& spec) {
-    return parse_params(spec);
-}
-
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const LosslessParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions&, ByteOutput& out) {
-    const auto& params = std::any_cast<const LosslessParams&>(compiled);
     const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(data.data()),
                                               data.size());
     if (!bytes.empty() && write_planes(bytes, dtype_size(meta.dtype), params.level, out)) return;
@@ -307,21 +302,22 @@ PayloadStats describe(const TensorMeta&, std::span<const std::uint8_t>) {
 }
 
 // Byte planes are kept only when smaller than the raw elements, which cost one mode byte.
-std::uint64_t payload_bound(const std::any&, const TensorMeta& meta, const EncodeOptions&) {
+std::uint64_t payload_bound(const LosslessParams&, const TensorMeta& meta, const EncodeOptions&) {
     return size_add(1, meta.byte_count());
 }
 
 }  // namespace
 
-const CodecDef kLosslessCodec{
-    "lossless",
-    kCodecLossless,
-    "exact bytes; byte planes + zstd where smaller (level=-100..19, default -60)",
-    false,
-    compile,
-    encode,
-    decode,
-    describe,
-    payload_bound};
+const CodecDef kLosslessCodec = codec_row<parse_params, encode, payload_bound>({
+    .name = "lossless",
+    .id = kCodecLossless,
+    .payload = "lossless",
+    .summary = "exact bytes: byte planes + zstd where smaller (level=-100..19)",
+    .defaults = "level=-60",
+    .floats_only = false,
+    .filter_ok = true,
+    .decode = decode,
+    .describe = describe,
+});
 
 }  // namespace gradcodec

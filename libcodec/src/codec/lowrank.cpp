@@ -2,6 +2,7 @@
 // the rest), each stored as a value section (format-spec/codec-lowrank.md). Tensors that are
 // not matrices, and matrices the factors would not make smaller, go to the fallback codec the
 // spec names, whose payload the record then carries whole.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -34,7 +35,7 @@ struct LowrankParams {
     std::any fallback_params;
 };
 
-std::any compile(const CodecSpec& spec) {
+LowrankParams compile(const CodecSpec& spec) {
     SpecParams p(spec);
     LowrankParams out;
     out.rank = static_cast<unsigned>(p.integer("rank", 4, 1, kMaxRank));
@@ -143,9 +144,8 @@ void require_product_fits(const TensorMeta& meta, const MatrixShape& m,
     }
 }
 
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const LowrankParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions& options, ByteOutput& out) {
-    const auto& params = std::any_cast<const LowrankParams&>(compiled);
     const auto matrix = matrix_of(meta);
     ByteWriter w(out);
     if (!matrix || !factors_pay(*matrix, params.rank)) {
@@ -207,9 +207,8 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return s;
 }
 
-std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+std::uint64_t payload_bound(const LowrankParams& params, const TensorMeta& meta,
                             const EncodeOptions& options) {
-    const auto& params = std::any_cast<const LowrankParams&>(compiled);
     const auto matrix = matrix_of(meta);
     if (!matrix || !factors_pay(*matrix, params.rank))
         return 3 + params.fallback->payload_bound(params.fallback_params, meta, options);
@@ -218,17 +217,22 @@ std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
            value_section_bound(params.values, matrix->cols * params.rank, options.allow_nonfinite);
 }
 
+// --target's ladder of ranks.
+constexpr std::array<int, 14> kRankLadder{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+
 }  // namespace
 
-const CodecDef kLowrankCodec{"lowrank",
-                             kCodecLowrank,
-                             "PowerSGD factors of the tensor as a matrix (rank=4, iters=3, seed=S, "
-                             "values=f16|..., fallback=lossless for tensors that are no matrix)",
-                             true,
-                             compile,
-                             encode,
-                             decode,
-                             describe,
-                             payload_bound};
+const CodecDef kLowrankCodec = codec_row<compile, encode, payload_bound>({
+    .name = "lowrank",
+    .id = kCodecLowrank,
+    .payload = "lowrank",
+    .summary = "PowerSGD factors of the tensor as a matrix: rank=R, iters=N, seed=S, "
+               "values=f16|f32|bf16|rangeq, fallback=CODEC for tensors that are no matrix",
+    .defaults = "rank=4, iters=3, values=f16, fallback=lossless",
+    .draws_seed = true,
+    .knob = {KnobKind::ladder, "rank", kRankLadder, false},
+    .decode = decode,
+    .describe = describe,
+});
 
 }  // namespace gradcodec

@@ -29,7 +29,7 @@ struct NaturalParams {
     std::optional<std::uint64_t> seed;
 };
 
-std::any compile(const CodecSpec& spec) {
+NaturalParams compile(const CodecSpec& spec) {
     SpecParams p(spec);
     NaturalParams out{parse_seed(p)};
     p.finish();
@@ -42,9 +42,8 @@ int largest_power_of(DType dtype) {
 
 constexpr std::size_t kPiece = std::size_t{1} << 16;
 
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const NaturalParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions&, ByteOutput& out) {
-    const auto& params = std::any_cast<const NaturalParams&>(compiled);
     encode_float32(meta, data, [&](std::span<const float> x) {
         require_finite(meta, x);
         const std::uint64_t n = x.size();
@@ -136,15 +135,21 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return s;
 }
 
-std::uint64_t payload_bound(const std::any&, const TensorMeta& meta, const EncodeOptions&) {
+std::uint64_t payload_bound(const NaturalParams&, const TensorMeta& meta, const EncodeOptions&) {
     return 11 + packed_byte_count(meta.element_count(), kMaxWidth + 1);
 }
 
 }  // namespace
 
-const CodecDef kNaturalCodec{
-    "natural", kCodecNatural, "natural compression: stochastic rounding to powers of two (seed=S)",
-    true,      compile,       encode,
-    decode,    describe,      payload_bound};
+const CodecDef kNaturalCodec = codec_row<compile, encode, payload_bound>({
+    .name = "natural",
+    .id = kCodecNatural,
+    .payload = "natural",
+    .summary = "natural compression: stochastic rounding to powers of two (seed=S)",
+    .filter_ok = true,
+    .draws_seed = true,
+    .decode = decode,
+    .describe = describe,
+});
 
 }  // namespace gradcodec

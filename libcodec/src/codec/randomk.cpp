@@ -27,7 +27,7 @@ struct RandomkParams {
     ValueCoderParams values;
 };
 
-std::any compile(const CodecSpec& spec) {
+RandomkParams compile(const CodecSpec& spec) {
     SpecParams p(spec);
     RandomkParams out;
     out.density = p.number("density", 0.01, 1e-12, 1.0);
@@ -44,9 +44,8 @@ double unbiased_factor(std::uint64_t n, std::uint64_t k) {
     return static_cast<double>(n) / static_cast<double>(k);
 }
 
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const RandomkParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions& options, ByteOutput& out) {
-    const auto& params = std::any_cast<const RandomkParams&>(compiled);
     encode_float32(meta, data, [&](std::span<const float> x) {
         if (!options.allow_nonfinite) require_finite(meta, x);
         const std::uint64_t n = x.size();
@@ -116,24 +115,26 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return s;
 }
 
-std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+std::uint64_t payload_bound(const RandomkParams& params, const TensorMeta& meta,
                             const EncodeOptions& options) {
-    const auto& params = std::any_cast<const RandomkParams&>(compiled);
     const std::uint64_t k = topk_count(meta.element_count(), params.density);
     return 17 + value_section_bound(params.values, k, options.allow_nonfinite);
 }
 
 }  // namespace
 
-const CodecDef kRandomkCodec{
-    "randomk",
-    kCodecRandomk,
-    "k positions drawn from a seed (density=D, seed=S, scale=none|unbiased, values=f16|...)",
-    true,
-    compile,
-    encode,
-    decode,
-    describe,
-    payload_bound};
+const CodecDef kRandomkCodec = codec_row<compile, encode, payload_bound>({
+    .name = "randomk",
+    .id = kCodecRandomk,
+    .payload = "randomk",
+    .summary = "k positions drawn from a seed: density=D, seed=S, scale=none|unbiased, "
+               "values=f16|f32|bf16|rangeq",
+    .defaults = "density=0.01, scale=none, values=f16",
+    .filter_ok = true,
+    .draws_seed = true,
+    .knob = {KnobKind::density, "density", {}, false},
+    .decode = decode,
+    .describe = describe,
+});
 
 }  // namespace gradcodec

@@ -1,5 +1,7 @@
 // rangeq: every value as an N-bit range-based float (SuperNeurons Alg. 1, sign-magnitude),
 // bit-packed. The payload is one range-float section (format-spec/codec-rangeq.md).
+#include <array>
+
 #include "codec/codec_def.hpp"
 #include "codec/float_codec.hpp"
 #include "codec/piece_coding.hpp"
@@ -19,13 +21,8 @@ RangeParams parse_params(const CodecSpec& spec) {
     return out;
 }
 
-std::any compile(const CodecSpec& spec) {
-    return parse_params(spec);
-}
-
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const RangeParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions& options, ByteOutput& out) {
-    const auto& params = std::any_cast<const RangeParams&>(compiled);
     encode_float32(meta, data, [&](std::span<const float> values) {
         write_range_section(params, values, meta, options, out, dtype_value_limit(meta.dtype));
     });
@@ -94,25 +91,29 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return s;
 }
 
-std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+std::uint64_t payload_bound(const RangeParams& params, const TensorMeta& meta,
                             const EncodeOptions& options) {
-    const auto& params = std::any_cast<const RangeParams&>(compiled);
     return range_section_bound(params.bits, meta.element_count(), options.allow_nonfinite);
 }
 
+// --target's ladder: every width the format has.
+constexpr std::array<int, 15> kBitsLadder{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
 }  // namespace
 
-const CodecDef kRangeqCodec{
-    "rangeq",
-    kCodecRangeq,
-    "N-bit range-based floats: bits=2..16 (8), mantissa=0..23 (chosen per tensor), "
-    "eps=E (ladder from max|x| by default), round=nearest|truncate",
-    true,
-    compile,
-    encode,
-    decode,
-    describe,
-    payload_bound};
+const CodecDef kRangeqCodec = codec_row<parse_params, encode, payload_bound>({
+    .name = "rangeq",
+    .id = kCodecRangeq,
+    .payload = "rangeq",
+    .summary = "N-bit range-based floats: bits=2..16, mantissa=0..23 and eps=E (chosen per "
+               "tensor unless given, eps on a ladder from max|x|), round=nearest|truncate",
+    .defaults = "bits=8, round=nearest",
+    .filter_ok = true,
+    .knob = {KnobKind::ladder, "bits", kBitsLadder, true},
+    .pieces = &kRangeqPieces,
+    .decode = decode,
+    .describe = describe,
+});
 
 // Codes are bit-packed: a piece must start on a byte, so on a multiple of 8 codes.
 const PieceCoding kRangeqPieces{begin_survey, survey_piece, piece_payload_size, encode_piece, 8};

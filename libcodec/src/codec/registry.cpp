@@ -1,4 +1,4 @@
-#include <array>
+#include <span>
 #include <string>
 
 #include "codec/codec_def.hpp"
@@ -8,7 +8,7 @@ namespace gradcodec {
 
 // Several names may share one id when they write the same payload (the threshold selectors).
 std::span<const CodecDef* const> all_codecs() {
-    static const std::array<const CodecDef*, 16> codecs{
+    static const CodecDef* const codecs[]{
         &kLosslessCodec,  &kCastCodec,    &kRangeqCodec,  &kTopkCodec,
         &kThresholdCodec, &kDgcCodec,     &kSidcoCodec,   &kFftCodec,
         &kDctCodec,       &kRandomkCodec, &kQsgdCodec,    &kTerngradCodec,

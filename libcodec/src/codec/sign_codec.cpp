@@ -25,7 +25,7 @@ struct SignParams {
     std::uint64_t bucket = 0;
 };
 
-std::any compile_sign(const CodecSpec& spec) {
+SignParams compile_sign(const CodecSpec& spec) {
     SpecParams p(spec);
     SignParams out;
     out.kind = p.choice("scale", "mean", {"mean", "none"}) == "mean" ? SignLevels::mean_magnitude
@@ -35,7 +35,7 @@ std::any compile_sign(const CodecSpec& spec) {
     return out;
 }
 
-std::any compile_onebit(const CodecSpec& spec) {
+SignParams compile_onebit(const CodecSpec& spec) {
     SpecParams p(spec);
     SignParams out;
     out.kind = SignLevels::two_means;
@@ -51,9 +51,8 @@ std::uint64_t buckets_per_piece(std::uint64_t bucket) {
     return per;
 }
 
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const SignParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions&, ByteOutput& out) {
-    const auto& params = std::any_cast<const SignParams&>(compiled);
     encode_float32(meta, data, [&](std::span<const float> x) {
         require_finite(meta, x);
         const std::uint64_t n = x.size();
@@ -145,9 +144,8 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return s;
 }
 
-std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+std::uint64_t payload_bound(const SignParams& params, const TensorMeta& meta,
                             const EncodeOptions&) {
-    const auto& params = std::any_cast<const SignParams&>(compiled);
     const std::uint64_t n = meta.element_count();
     const std::uint64_t buckets = bucket_count(n, effective_bucket(params.bucket, n));
     return 9 + 4 * sign_level_count(params.kind) * buckets + (n + 7) / 8;
@@ -155,25 +153,27 @@ std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
 
 }  // namespace
 
-const CodecDef kSignCodec{"sign",
-                          kCodecSign,
-                          "signSGD / EF-signSGD: one bit per value (scale=mean|none, bucket=0 "
-                          "for the whole tensor)",
-                          true,
-                          compile_sign,
-                          encode,
-                          decode,
-                          describe,
-                          payload_bound};
-const CodecDef kOnebitCodec{"onebit",
-                            kCodecSign,
-                            "1-bit SGD: one bit per value and the means of each side per "
-                            "bucket (bucket=0 for the whole tensor)",
-                            true,
-                            compile_onebit,
-                            encode,
-                            decode,
-                            describe,
-                            payload_bound};
+const CodecDef kSignCodec = codec_row<compile_sign, encode, payload_bound>({
+    .name = "sign",
+    .id = kCodecSign,
+    .payload = "sign",
+    .summary = "signSGD / EF-signSGD: one bit per value: scale=mean|none, bucket=B (0: the "
+               "whole tensor)",
+    .defaults = "scale=mean, bucket=0",
+    .filter_ok = true,
+    .decode = decode,
+    .describe = describe,
+});
+const CodecDef kOnebitCodec = codec_row<compile_onebit, encode, payload_bound>({
+    .name = "onebit",
+    .id = kCodecSign,
+    .payload = "sign",
+    .summary = "1-bit SGD: one bit per value and each side's mean per bucket: bucket=B (0: the "
+               "whole tensor)",
+    .defaults = "bucket=0",
+    .filter_ok = true,
+    .decode = decode,
+    .describe = describe,
+});
 
 }  // namespace gradcodec

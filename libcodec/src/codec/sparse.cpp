@@ -214,13 +214,8 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return s;
 }
 
-std::any compile(const CodecSpec& spec) {
-    return parse_sparse_params(spec);
-}
-
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const SparseParams& p, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions& options, ByteOutput& out) {
-    const auto& p = std::any_cast<const SparseParams&>(compiled);
     encode_float32(meta, data,
                    [&](std::span<const float> x) { encode_sparse(p, meta, x, options, out); });
 }
@@ -229,9 +224,8 @@ void encode(const std::any& compiled, const TensorMeta& meta, std::span<const st
 // u64-prefixed sections, each zstd-compressed only when that is smaller. A top-k's values
 // are its k; the other selectors may keep every value. (A caller that encodes into a buffer of
 // this size, as the CLI does for every tensor, then sets aside about k values, not n.)
-std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+std::uint64_t payload_bound(const SparseParams& p, const TensorMeta& meta,
                             const EncodeOptions& options) {
-    const auto& p = std::any_cast<const SparseParams&>(compiled);
     const std::uint64_t n = meta.element_count();
     const std::uint64_t kept = p.selector == Selector::topk ? topk_k(p, n) : n;
     return size_add(24 + 8, position_section_bound(n), 8,
@@ -375,37 +369,57 @@ void encode_topk_piece(const std::any&, const TensorMeta&, std::uint64_t first,
     std::copy(payload.begin(), payload.end(), out.extend(payload.size()));
 }
 
+// --target's density knob, shared by the selectors that take density=.
+constexpr CodecKnob kDensityKnob{KnobKind::density, "density", {}, false};
+
 }  // namespace
 
 // Achieved count and threshold are in the header; inspect reads them via describe.
-const CodecDef kTopkCodec{
-    "topk",
-    kCodecSparse,
-    "exact top-k by magnitude (density=D | count=K, values=f16|f32|bf16|rangeq)",
-    true,
-    compile,
-    encode,
-    decode,
-    describe,
-    payload_bound};
+const CodecDef kTopkCodec = codec_row<parse_sparse_params, encode, payload_bound>({
+    .name = "topk",
+    .id = kCodecSparse,
+    .payload = "sparse",
+    .summary = "exact top-k by magnitude: density=D or count=K, values=f16|f32|bf16|rangeq",
+    .defaults = "density=0.01, values=f16",
+    .filter_ok = true,
+    .knob = kDensityKnob,
+    .pieces = &kTopkPieces,
+    .decode = decode,
+    .describe = describe,
+});
 const PieceCoding kTopkPieces{begin_topk_survey, survey_topk_piece, topk_payload_size,
                               encode_topk_piece, 1};
-const CodecDef kThresholdCodec{"threshold", kCodecSparse, "keep |x| > value=T",
-                               true,        compile,      encode,
-                               decode,      describe,     payload_bound};
-const CodecDef kDgcCodec{
-    "dgc",  kCodecSparse, "DGC sampled threshold (density=D, sample=0.01, seed=0)",
-    true,   compile,      encode,
-    decode, describe,     payload_bound};
-const CodecDef kSidcoCodec{
-    "sidco",
-    kCodecSparse,
-    "SIDCo fitted threshold (dist=exp|gpareto|gamma, density=D, stages=auto|1..16)",
-    true,
-    compile,
-    encode,
-    decode,
-    describe,
-    payload_bound};
+const CodecDef kThresholdCodec = codec_row<parse_sparse_params, encode, payload_bound>({
+    .name = "threshold",
+    .id = kCodecSparse,
+    .payload = "sparse",
+    .summary = "keep |x| > value=T (required), values=f16|f32|bf16|rangeq",
+    .defaults = "values=f16",
+    .filter_ok = true,
+    .decode = decode,
+    .describe = describe,
+});
+const CodecDef kDgcCodec = codec_row<parse_sparse_params, encode, payload_bound>({
+    .name = "dgc",
+    .id = kCodecSparse,
+    .payload = "sparse",
+    .summary = "DGC threshold from a sample: density=D, sample=S, seed=N",
+    .defaults = "density=0.01, sample=0.01, seed=0, values=f16",
+    .filter_ok = true,
+    .knob = kDensityKnob,
+    .decode = decode,
+    .describe = describe,
+});
+const CodecDef kSidcoCodec = codec_row<parse_sparse_params, encode, payload_bound>({
+    .name = "sidco",
+    .id = kCodecSparse,
+    .payload = "sparse",
+    .summary = "SIDCo fitted threshold: dist=exp|gpareto|gamma, density=D, stages=auto|1..16",
+    .defaults = "dist=exp, density=0.01, stages=auto, values=f16",
+    .filter_ok = true,
+    .knob = kDensityKnob,
+    .decode = decode,
+    .describe = describe,
+});
 
 }  // namespace gradcodec

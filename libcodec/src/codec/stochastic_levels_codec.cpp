@@ -2,6 +2,7 @@
 // bucket's levels, the levels coded by the symbol section (format-spec/codec-qsgd.md). TernGrad
 // is the grid of one level scaled by the bucket's largest magnitude; QSGD's s levels are
 // scaled by the bucket's L2 norm. Both are unbiased.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -30,7 +31,7 @@ struct LevelParams {
     std::optional<std::uint64_t> seed;
 };
 
-std::any compile_qsgd(const CodecSpec& spec) {
+LevelParams compile_qsgd(const CodecSpec& spec) {
     SpecParams p(spec);
     LevelParams out;
     out.levels = static_cast<std::uint32_t>(p.integer("levels", 16, 1, kMaxLevels));
@@ -40,7 +41,7 @@ std::any compile_qsgd(const CodecSpec& spec) {
     return out;
 }
 
-std::any compile_terngrad(const CodecSpec& spec) {
+LevelParams compile_terngrad(const CodecSpec& spec) {
     SpecParams p(spec);
     LevelParams out;
     out.scale = BucketScale::max_magnitude;
@@ -58,9 +59,8 @@ std::string codec_name(BucketScale scale) {
 // Pieces of whole buckets, so that threads split the work without changing a byte.
 constexpr std::uint64_t kPieceValues = std::uint64_t{1} << 16;
 
-void encode(const std::any& compiled, const TensorMeta& meta, std::span<const std::byte> data,
+void encode(const LevelParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions&, ByteOutput& out) {
-    const auto& params = std::any_cast<const LevelParams&>(compiled);
     encode_float32(meta, data, [&](std::span<const float> x) {
         require_finite(meta, x);
         const std::uint64_t n = x.size();
@@ -154,35 +154,41 @@ PayloadStats describe(const TensorMeta& meta, std::span<const std::uint8_t> payl
     return s;
 }
 
-std::uint64_t payload_bound(const std::any& compiled, const TensorMeta& meta,
+std::uint64_t payload_bound(const LevelParams& params, const TensorMeta& meta,
                             const EncodeOptions&) {
-    const auto& params = std::any_cast<const LevelParams&>(compiled);
     const std::uint64_t n = meta.element_count();
     const std::uint64_t buckets = bucket_count(n, effective_bucket(params.bucket, n));
     return 21 + 4 * buckets + symbol_section_bound(n, 2 * params.levels + 1);
 }
 
+// --target's ladder of levels.
+constexpr std::array<int, 13> kLevelsLadder{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 256};
+
 }  // namespace
 
-const CodecDef kQsgdCodec{"qsgd",
-                          kCodecLevels,
-                          "QSGD: stochastic levels of the bucket's L2 norm (levels=16, "
-                          "bucket=512, seed=S)",
-                          true,
-                          compile_qsgd,
-                          encode,
-                          decode,
-                          describe,
-                          payload_bound};
-const CodecDef kTerngradCodec{"terngrad",
-                              kCodecLevels,
-                              "TernGrad: {-1,0,1} times the bucket's largest magnitude "
-                              "(bucket=0 for the whole tensor, seed=S)",
-                              true,
-                              compile_terngrad,
-                              encode,
-                              decode,
-                              describe,
-                              payload_bound};
+const CodecDef kQsgdCodec = codec_row<compile_qsgd, encode, payload_bound>({
+    .name = "qsgd",
+    .id = kCodecLevels,
+    .payload = "qsgd",
+    .summary = "QSGD: stochastic levels of each bucket's L2 norm: levels=N, bucket=B, seed=S",
+    .defaults = "levels=16, bucket=512",
+    .filter_ok = true,
+    .draws_seed = true,
+    .knob = {KnobKind::ladder, "levels", kLevelsLadder, false},
+    .decode = decode,
+    .describe = describe,
+});
+const CodecDef kTerngradCodec = codec_row<compile_terngrad, encode, payload_bound>({
+    .name = "terngrad",
+    .id = kCodecLevels,
+    .payload = "qsgd",
+    .summary = "TernGrad: {-1,0,1} times each bucket's largest magnitude: bucket=B (0: the "
+               "whole tensor), seed=S",
+    .defaults = "bucket=0",
+    .filter_ok = true,
+    .draws_seed = true,
+    .decode = decode,
+    .describe = describe,
+});
 
 }  // namespace gradcodec
