@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "gradcodec_hdf5/dump_writer.hpp"
 #include "gradcodec/slab_decoder.hpp"
 #include "gradcodec/stream.hpp"
+#include "gradcodec_hdf5/dump_writer.hpp"
 
 namespace gradcodec::cli {
 
