@@ -18,7 +18,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "fuzz_limits.hpp"
@@ -131,6 +134,29 @@ void fuzz_filter(const gcfuzz::H5zInput& input) {
     H5Eclear2(H5E_DEFAULT);
 }
 
+// The lossless-filtered dataset of one chunk of `count` values of chunk_types()[type]. The
+// datasets stay open in a file of their own, up to 64 of them: most inputs are frames of the
+// seeds' few sizes, and creating a dataset costs more than the rest of an input.
+const gcfuzz::H5zDataset& lossless_dataset(std::uint8_t type, std::uint64_t count) {
+    static const hid_t file = gcfuzz::memory_file("h5z-frames.h5");
+    static std::map<std::pair<std::uint8_t, std::uint64_t>, std::unique_ptr<gcfuzz::H5zDataset>>
+        open;
+    auto& dataset = open[{type, count}];
+    if (!dataset) {
+        if (open.size() > 64) {
+            open.clear();
+            return lossless_dataset(type, count);
+        }
+        gcfuzz::H5zInput input;
+        input.type = type;
+        input.chunk_dims = {count};
+        input.cd = gradcodec::h5z::pack_filter_params({1, 0, 0, 0, 0, "lossless"});
+        dataset = std::make_unique<gcfuzz::H5zDataset>(input, file);
+        if (!dataset->ok()) __builtin_trap();  // any dtype of chunk_types() takes lossless
+    }
+    return *dataset;
+}
+
 // A frame as the stored chunk of a lossless-filtered dataset of its dtype and element count.
 void frame_as_chunk(std::span<const std::uint8_t> frame) {
     gradcodec::FrameInfo info;
@@ -143,14 +169,7 @@ void frame_as_chunk(std::span<const std::uint8_t> frame) {
     if (!type || info.shape.size() != 1 || info.element_count == 0 ||
         info.element_count > gcfuzz::kMaxElements)
         return;
-    gcfuzz::H5zInput input;
-    input.mode = gcfuzz::kH5zReverse;
-    input.type = *type;
-    input.chunk_dims = {info.element_count};
-    input.cd = gradcodec::h5z::pack_filter_params({1, 0, 0, 0, 0, "lossless"});
-    input.chunk = frame;
-    const gcfuzz::H5zDataset dataset(input);
-    if (!dataset.ok()) __builtin_trap();  // any dtype of chunk_types() takes lossless
+    const gcfuzz::H5zDataset& dataset = lossless_dataset(*type, info.element_count);
     gcfuzz::FilterRun run;
     gcfuzz::load(run, frame);
     gcfuzz::run_filter(run, H5Z_FLAG_REVERSE, dataset.cd(), frame.size());

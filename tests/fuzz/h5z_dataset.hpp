@@ -13,23 +13,43 @@
 
 namespace gcfuzz {
 
+// An in-memory file (never written to disk) for the datasets.
+inline hid_t memory_file(const char* name) {
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_core(fapl, 1 << 16, 0);
+    const hid_t file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    return file;
+}
+
+// The file of datasets that live for one input: each is anonymous, so it is deleted as it is
+// closed (a file per dataset would cost far more than the filter). It is replaced every 4096
+// datasets, which bounds what it keeps, so none may be open across calls.
+inline hid_t scratch_file() {
+    static hid_t file = -1;
+    static unsigned uses = 0;
+    if (file >= 0 && ++uses % 4096 == 0) {
+        H5Fclose(file);
+        file = -1;
+    }
+    if (file < 0) file = memory_file("h5z-scratch.h5");
+    return file;
+}
+
 class H5zDataset {
   public:
-    // Opens nothing (ok() is false) where HDF5 or the filter refuses the dataset.
-    H5zDataset(const H5zInput& input) {
+    // An anonymous dataset in `file`; nothing (ok() is false) where HDF5 or the filter
+    // refuses it.
+    explicit H5zDataset(const H5zInput& input, hid_t file = scratch_file()) {
         const ChunkType& chunk_type = chunk_types()[input.type % chunk_types().size()];
         type_ = chunk_type.make();
-        const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-        H5Pset_fapl_core(fapl, 1 << 16, 0);  // in memory, never written to disk
-        file_ = H5Fcreate("h5z-fuzz.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-        H5Pclose(fapl);
         std::vector<hsize_t> dims(input.chunk_dims.begin(), input.chunk_dims.end());
         const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
         const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
         // No chunk cache: every H5Dwrite and H5Dread runs the chunk through the filter.
         const hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
         H5Pset_chunk_cache(dapl, 0, 0, 1.0);
-        if (file_ >= 0 && space >= 0 &&
+        if (file >= 0 && space >= 0 &&
             H5Pset_chunk(dcpl, static_cast<int>(dims.size()), dims.data()) >= 0 &&
             H5Pset_filter(dcpl, GRADCODEC_H5Z_FILTER_ID, H5Z_FLAG_MANDATORY, input.cd.size(),
                           input.cd.data()) >= 0) {
@@ -37,10 +57,10 @@ class H5zDataset {
                 // A stand-in without can_apply and set_local holds the ID while the dataset
                 // is created, then gradcodec's class replaces it.
                 H5Zregister(&stand_in_class);
-                dataset_ = H5Dcreate2(file_, "x", type_, space, H5P_DEFAULT, dcpl, dapl);
+                dataset_ = H5Dcreate_anon(file, type_, space, dcpl, dapl);
                 H5Zregister(gradcodec::h5z::filter_class());
             } else {
-                dataset_ = H5Dcreate2(file_, "x", type_, space, H5P_DEFAULT, dcpl, dapl);
+                dataset_ = H5Dcreate_anon(file, type_, space, dcpl, dapl);
             }
         }
         H5Pclose(dapl);
@@ -67,7 +87,6 @@ class H5zDataset {
     H5zDataset& operator=(const H5zDataset&) = delete;
     ~H5zDataset() {
         if (dataset_ >= 0) H5Dclose(dataset_);
-        if (file_ >= 0) H5Fclose(file_);
         H5Tclose(type_);
     }
 
@@ -88,7 +107,6 @@ class H5zDataset {
         H5Z_CLASS_T_VERS, GRADCODEC_H5Z_FILTER_ID, 1, 1, "stand-in", nullptr, nullptr, refuse};
 
     hid_t type_ = -1;
-    hid_t file_ = -1;
     hid_t dataset_ = -1;
     bool ok_ = false;
     std::vector<unsigned> cd_;
