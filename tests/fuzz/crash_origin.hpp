@@ -1,8 +1,10 @@
 #pragma once
 // Whose crash is it? fuzz_hdf5 reads the sanitizer report a crashed or hung child printed
 // (ASan symbolizes every frame with its function and module or source line). In each stack,
-// the first frame that is neither the sanitizer runtime (its interceptors, malloc/new) nor a
-// system library libhdf5 calls (libc, libm, libstdc++, zlib, szip/libaec, the loader) is the
+// the first frame that is neither the sanitizer runtime (its interceptors, malloc/new), nor a
+// system library libhdf5 calls (libc, libm, libstdc++, zlib, szip/libaec, the loader), nor
+// libhdf5's memory functions (H5allocate_memory, H5resize_memory, H5free_memory and the H5MM_
+// ones under them, which gradcodec's filter calls for the chunk buffers it hands HDF5) is the
 // stack's owner. A report is libhdf5's when every stack in it (the access, allocation and
 // free stacks of a memory error, each leak's allocation) is owned by a libhdf5 frame; any
 // stack owned by our code makes it ours: for example libhdf5 overrunning a buffer we sized.
@@ -44,11 +46,29 @@ inline bool names_module(const std::string& frame, const std::string& name) {
 }
 
 inline bool is_runtime_or_system(const std::string& frame) {
-    for (const char* part :
-         {" in __asan", " in __interceptor", " in ___interceptor", " in __sanitizer", " in __ubsan",
-          " in __lsan", " in malloc ", " in calloc ", " in realloc ", " in free ",
-          " in operator new", " in operator delete", " in posix_memalign ", " in aligned_alloc ",
-          "compiler-rt", "libclang_rt"}) {
+    for (const char* part : {" in __asan",
+                             " in __interceptor",
+                             " in ___interceptor",
+                             " in __sanitizer",
+                             " in __ubsan",
+                             " in __lsan",
+                             " in malloc ",
+                             " in calloc ",
+                             " in realloc ",
+                             " in free ",
+                             " in operator new",
+                             " in operator delete",
+                             " in posix_memalign ",
+                             " in aligned_alloc ",
+                             "compiler-rt",
+                             "libclang_rt",
+                             " in H5allocate_memory ",
+                             " in H5resize_memory ",
+                             " in H5free_memory ",
+                             " in H5MM_malloc ",
+                             " in H5MM_calloc ",
+                             " in H5MM_realloc ",
+                             " in H5MM_xfree "}) {
         if (contains(frame, part)) return true;
     }
     for (const char* module : {"libc.so", "libc-", "libm.so", "libstdc++", "libgcc_s", "libz.so",

@@ -51,6 +51,39 @@ TEST_CASE("libhdf5 overrunning a buffer our code allocated is our finding", "[fu
     CHECK(origin.frame.find("H5D__contig") != std::string::npos);
 }
 
+TEST_CASE("libhdf5 overrunning a chunk buffer our filter allocated through HDF5 is ours",
+          "[fuzz]") {
+    // The filter returns its chunk buffers in memory from H5allocate_memory, as HDF5 requires:
+    // the allocation stack passes through libhdf5 before it reaches the filter.
+    const std::string report =
+        "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020\n"
+        "    #0 0x5585 in __asan_memcpy (/build-fuzz/cli/gradcodec+0x2442)\n"
+        "    #1 0x7f4b  (/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x2beeff)\n"
+        "0x6020 is located 0 bytes to the right of 16-byte region\n"
+        "allocated by thread T0 here:\n"
+        "    #0 0x5585 in malloc (/build-fuzz/cli/gradcodec+0x2ad00e)\n"
+        "    #1 0x7f4b in H5MM_malloc" +
+        kHdf5Frame + "    #2 0x7f4b in H5allocate_memory" + kHdf5Frame +
+        "    #3 0x5585 in gradcodec::h5z::(anonymous namespace)::allocate(unsigned long) "
+        "/src/h5z/src/filter_class.cpp:213:9\n";
+    const auto origin = gcfuzz::crash_origin(report);
+    CHECK_FALSE(origin.in_libhdf5);
+}
+
+TEST_CASE("libhdf5 freeing a bad pointer of its own stays libhdf5's", "[fuzz]") {
+    const std::string report =
+        "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n"
+        "    #0 0x5585 in __asan::Allocator::Deallocate (/build-fuzz/cli/gradcodec+0x1)\n"
+        "    #1 0x5585 in free (/build-fuzz/cli/gradcodec+0x2)\n"
+        "    #2 0x7f4b in H5MM_xfree" +
+        kHdf5Frame + "    #3 0x7f4b in H5O_msg_reset" + kHdf5Frame +
+        "    #4 0x7f4b in H5G__link_release_table" + kHdf5Frame +
+        "    #5 0x5585 in gradcodec::cli::walk_dump(std::string const&)" + kOurFrame;
+    const auto origin = gcfuzz::crash_origin(report);
+    CHECK(origin.in_libhdf5);
+    CHECK(origin.frame.find("H5O_msg_reset") != std::string::npos);
+}
+
 TEST_CASE("a crash whose first own frame is ours is our finding", "[fuzz]") {
     const std::string report =
         "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n"
