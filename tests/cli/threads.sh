@@ -55,11 +55,10 @@ done
 # Planned encodes use the threads too: a step's cut (--scope group) is planned and each of its
 # tensors encoded with every thread, a --target's candidates are measured so, and tensors
 # searched on their own (--target at tensor scope, abs=) go side by side. The bytes are the
-# same on one thread and on four. step_0 holds three 6 MiB tensors, beside the big one at root.
+# same on one thread and on four. step_0 holds three 6 MiB tensors.
 for name in big.weight big_1.weight big_2.weight; do
     h5copy -p -i tail_source.h5 -o steps.h5 -s "/$name" -d "/step_0/$name"
 done
-h5copy -i big.h5 -o steps.h5 -s /big.weight -d /big.weight
 PLANNED=("--codec topk:density=0.01 --scope group" "--codec dgc:density=0.01 --scope group"
          "--codec dct:density=0.1 --scope group" "--codec topk --scope group --target bits=1"
          "--codec rangeq --target rel_l2=0.01"
