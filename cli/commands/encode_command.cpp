@@ -417,19 +417,6 @@ struct Encoder {
     }
 };
 
-// The datasets below `root`, each once, for the progress line's total; 0 when they cannot be
-// counted (the walk then reports what is wrong).
-std::size_t count_datasets(hid_t root) {
-    std::size_t count = 0;
-    const H5O_iterate_t visit = [](hid_t, const char*, const H5O_info_t* info,
-                                   void* data) -> herr_t {
-        if (info->type == H5O_TYPE_DATASET) ++*static_cast<std::size_t*>(data);
-        return 0;
-    };
-    return H5Ovisit2(root, H5_INDEX_NAME, H5_ITER_INC, visit, &count, H5O_INFO_BASIC) < 0 ? 0
-                                                                                          : count;
-}
-
 // --shape, or for a regular file without it the file's values as one dimension.
 std::vector<std::uint64_t> raw_shape(const EncodeArgs& args, DType dtype) {
     if (!args.shape.empty()) return parse_shape(args.shape);

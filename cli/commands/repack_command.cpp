@@ -114,6 +114,7 @@ void repack(const RepackArgs& args, const Codec& codec, const Codec& wide_codec,
     OrderedJobs jobs(resolve_threads(args.threads));
     Repacker repacker{args, codec, wide_codec, writer, jobs};
     Progress progress("repack", args.quiet);
+    if (progress.enabled()) progress.set_total(count_datasets(input.get()));
     try {
         walk_dump(args.input, input.get(),
                   {[&](const GroupRecord& g) { jobs.add([&writer, g] { writer.write(g); }); },

@@ -459,4 +459,15 @@ std::vector<std::byte> read_dataset_at(const std::string& file, hid_t root, cons
     return read_values(where, id.get(), dtype, n);
 }
 
+std::size_t count_datasets(hid_t root) {
+    std::size_t count = 0;
+    const H5O_iterate_t visit = [](hid_t, const char*, const H5O_info_t* info,
+                                   void* data) -> herr_t {
+        if (info->type == H5O_TYPE_DATASET) ++*static_cast<std::size_t*>(data);
+        return 0;
+    };
+    return H5Ovisit2(root, H5_INDEX_NAME, H5_ITER_INC, visit, &count, H5O_INFO_BASIC) < 0 ? 0
+                                                                                          : count;
+}
+
 }  // namespace gradcodec::hdf5

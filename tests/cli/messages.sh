@@ -50,6 +50,9 @@ if command -v script >/dev/null; then
     script -qc "'$GC' encode '$SAMPLE' -o progress.gcs -T 1" /dev/null | tr '\r' '\n' > progress.txt
     grep -q 'encode 1/80: step_00000/bn.bias' progress.txt && grep -q 'encode 80/80: step_00090/fc.weight' progress.txt \
         && pass "progress lines show the total" || fail "progress: $(head -c 300 progress.txt | cat -v)"
+    script -qc "'$GC' repack '$SAMPLE' -o progress.h5 -T 1" /dev/null | tr '\r' '\n' > progress.txt
+    grep -q 'repack 80/80: step_00090/fc.weight' progress.txt \
+        && pass "repack's progress lines show the total" || fail "repack progress: $(head -c 300 progress.txt | cat -v)"
 else
     echo "skipped: no script(1) to give encode a terminal"
 fi

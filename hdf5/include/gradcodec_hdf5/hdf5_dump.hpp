@@ -57,6 +57,10 @@ struct DumpVisitor {
 // Errors name the file: not HDF5 or damaged (bad_input), unreadable (io).
 // `offer_raw`: the message suggests --raw, for a command that has it.
 Hid open_dump(const std::string& file, bool offer_raw = true);
+
+// The datasets below `root`, each once, for a progress line's total; 0 when they cannot be
+// counted (the walk then reports what is wrong).
+std::size_t count_datasets(hid_t root);
 bool looks_like_hdf5(const std::string& file);
 
 // Groups nested deeper are refused: real dumps hold a handful of levels.
