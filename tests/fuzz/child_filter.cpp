@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "filtered_dataset.hpp"
+#include "io/filtered_dataset.hpp"
 
 namespace {
 
