@@ -82,31 +82,48 @@ TargetChoice pointwise_choice(const CodecSpec& spec, const Target& target, const
     return {lossless, "lossless (no " + spec.name + " setting meets " + target.text + ")", true};
 }
 
+// What a search must meet: a record size (bits=) or a rel L2 error (rel_l2=) over the unit.
+struct TargetBudget {
+    TargetBudget(const Target& wanted, std::span<const UnitTensor> unit) : target(wanted) {
+        for (const UnitTensor& t : unit) elements += t.meta.element_count();
+        rate = target.kind == TargetKind::bits;
+        budget_bytes = std::floor(target.value * double(elements) / 8.0);
+    }
+    bool met_by(const UnitMeasure& m) const {
+        return rate ? double(m.record_bytes) <= budget_bytes : m.metrics.rel_l2 <= target.value;
+    }
+    const Target& target;
+    std::uint64_t elements = 0;
+    bool rate = false;
+    double budget_bytes = 0;
+};
+
+[[noreturn]] void out_of_reach(const CodecSpec& spec, const Target& target,
+                               std::span<const UnitTensor> unit, const CodecSpec& closest,
+                               const UnitMeasure& measured) {
+    fail(ErrorKind::usage, unit_name(unit) + ": --target " + target.text + " is out of reach for " +
+                               spec.name + ": " + describe(closest, measured) + " is the closest");
+}
+
 // Bisection over density in log space for the boundary of `ok`, which holds at one end.
 // `want_high`: the largest density where ok holds (a rate budget); otherwise the smallest.
 TargetChoice density_search(const CodecSpec& spec, const Target& target, Scope scope,
                             std::span<const UnitTensor> unit, const TensorLoader& load,
                             const EncodeOptions& options) {
-    std::uint64_t n = 0;
-    for (const UnitTensor& t : unit) n += t.meta.element_count();
-    const bool rate = target.kind == TargetKind::bits;
-    const double budget_bytes = std::floor(target.value * double(n) / 8.0);
+    const TargetBudget budget(target, unit);
+    const bool rate = budget.rate;
     auto measure = [&](double density) {
         const CodecSpec c = spec.with("density", short_number(density, 5));
         return std::pair{c, measure_unit(c, scope, unit, load, options, !rate)};
     };
-    auto ok = [&](const UnitMeasure& m) {
-        return rate ? double(m.record_bytes) <= budget_bytes : m.metrics.rel_l2 <= target.value;
-    };
+    auto ok = [&](const UnitMeasure& m) { return budget.met_by(m); };
     const double lowest =
-        std::max(1e-12, round_digits(0.5 / double(std::max<std::uint64_t>(n, 1)), 5));
+        std::max(1e-12, round_digits(0.5 / double(std::max<std::uint64_t>(budget.elements, 1)), 5));
     auto [low_spec, low] = measure(lowest);
     auto [high_spec, high] = measure(1.0);
     if (rate ? !ok(low) : !ok(high)) {
         const auto& [s, m] = rate ? std::pair{low_spec, low} : std::pair{high_spec, high};
-        fail(ErrorKind::usage, unit_name(unit) + ": --target " + target.text +
-                                   " is out of reach for " + spec.name + ": " + describe(s, m) +
-                                   " is the closest");
+        out_of_reach(spec, target, unit, s, m);
     }
     if (rate && ok(high)) return {high_spec, describe(high_spec, high)};
     if (!rate && ok(low)) return {low_spec, describe(low_spec, low)};
@@ -131,10 +148,8 @@ TargetChoice density_search(const CodecSpec& spec, const Target& target, Scope s
 TargetChoice ladder_search(const CodecSpec& spec, const Target& target, Scope scope,
                            std::span<const UnitTensor> unit, const TensorLoader& load,
                            const EncodeOptions& options) {
-    std::uint64_t n = 0;
-    for (const UnitTensor& t : unit) n += t.meta.element_count();
-    const bool rate = target.kind == TargetKind::bits;
-    const double budget_bytes = std::floor(target.value * double(n) / 8.0);
+    const TargetBudget budget(target, unit);
+    const bool rate = budget.rate;
     std::optional<std::pair<CodecSpec, UnitMeasure>> chosen, closest;
     std::optional<Error> refused;  // the first step the codec refused
     // A higher step costs more and errs less: a rate keeps the last that fits, an error the first.
@@ -153,8 +168,7 @@ TargetChoice ladder_search(const CodecSpec& spec, const Target& target, Scope sc
             if (!refused) refused.emplace(e);
             continue;
         }
-        const bool ok =
-            rate ? double(m.record_bytes) <= budget_bytes : m.metrics.rel_l2 <= target.value;
+        const bool ok = budget.met_by(m);
         if (!closest || !rate) closest.emplace(c, m);
         if (!ok) {
             if (rate) break;
@@ -164,11 +178,7 @@ TargetChoice ladder_search(const CodecSpec& spec, const Target& target, Scope sc
         if (!rate) break;
     }
     if (!chosen && !closest) throw *refused;
-    if (!chosen) {
-        fail(ErrorKind::usage, unit_name(unit) + ": --target " + target.text +
-                                   " is out of reach for " + spec.name + ": " +
-                                   describe(closest->first, closest->second) + " is the closest");
-    }
+    if (!chosen) out_of_reach(spec, target, unit, closest->first, closest->second);
     return {chosen->first, describe(chosen->first, chosen->second)};
 }
 
