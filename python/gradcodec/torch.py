@@ -15,11 +15,13 @@ The training-loop parts of Deep Gradient Compression are options:
   v and sends the sparsified v; where values were sent it clears u as well as v (factor
   masking; v keeps only the rounding of a sent value, if the codec rounds). Use the optimizer
   without momentum then.
-- clip_norm=c: local gradient clipping. Each rank scales its own bucket gradient down to an
-  L2 norm of at most c / sqrt(world size) before it enters u or the residual: N independent
-  gradients of that norm add up to about c. Clipping the averaged gradient after the hook
-  instead would cut accumulated values that the residual has already let go of. The norm is
-  the bucket's: with several buckets, each is clipped on its own.
+- clip_norm=c: local gradient clipping, for a training loop that would clip the averaged
+  gradient to c. Each rank scales its own bucket gradient down to an L2 norm of at most
+  c * sqrt(world size) before it enters u or the residual: the mean of N independent
+  gradients of that norm has a norm of about c. (DGC states the rule for a sum of gradients,
+  c / sqrt(N); DDP averages, which divides by N.) Clipping the averaged gradient after the
+  hook instead would cut accumulated values that the residual has already let go of. The
+  norm is the bucket's: with several buckets, each is clipped on its own.
 - density=schedule: a function of the step (0, 1, ...) giving the density to send at that
   step, or None for the spec's own; dgc_warmup() makes DGC's exponential warm-up.
 - per_tensor=True: DGC selects per layer. The hook then encodes each parameter's gradient in
@@ -219,10 +221,10 @@ class HookState:
         return codec
 
     def clipped(self, grad, world):
-        """DGC's local clipping: this rank's share of the norm budget, c / sqrt(world)."""
+        """DGC's local clipping for an averaged gradient: this rank's limit, c * sqrt(world)."""
         if self.clip_norm is None:
             return grad
-        limit = self.clip_norm / math.sqrt(world)
+        limit = self.clip_norm * math.sqrt(world)
         norm = float(torch.linalg.vector_norm(grad.float()))
         if norm <= limit:
             return grad
@@ -536,7 +538,9 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         docstring for the measured comparison).
     momentum: DGC's momentum correction with this momentum (and factor masking).
     process_group: the group to communicate in (the default group when None).
-    clip_norm: DGC's local gradient clipping: each rank's bucket to norm clip_norm/sqrt(world).
+    clip_norm: DGC's local gradient clipping, for the averaged gradient's norm: each rank's
+        bucket to norm clip_norm*sqrt(world), so that the mean of independent buckets has a
+        norm of about clip_norm.
     density: a schedule, step -> density (or None for the spec's), for a sparse codec's spec;
         dgc_warmup(steps_per_stage, target) gives DGC's warm-up.
     per_tensor: encode each parameter's gradient in a bucket as its own frame, in the
