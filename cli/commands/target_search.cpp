@@ -174,7 +174,7 @@ TargetChoice ladder_search(const CodecSpec& spec, const Target& target, Scope sc
             if (rate) break;
             continue;
         }
-        chosen.emplace(c, std::move(m));
+        chosen.emplace(c, m);
         if (!rate) break;
     }
     if (!chosen && !closest) throw *refused;

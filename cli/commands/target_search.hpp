@@ -41,7 +41,7 @@ struct TargetChoice {
 // The setting for the unit. Error(usage) naming the unit when no setting meets a rate or
 // rel_l2 target; a pointwise bound no setting meets on a tensor gives lossless for it instead.
 // `options.threads` threads measure each candidate.
-TargetChoice choose_for_target(const CodecSpec& spec, const Target& target, Scope scope,
+TargetChoice choose_for_target(const CodecSpec& given, const Target& target, Scope scope,
                                std::span<const UnitTensor> unit, const TensorLoader& load,
                                const EncodeOptions& options);
 
