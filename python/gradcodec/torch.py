@@ -38,7 +38,8 @@ on the averaged gradient) or with the hook's momentum correction (momentum=0.9 h
 rule, with an optimizer without momentum; never both). Measured on the digits CNN of
 scripts/train-compressed, top-k 1% with error feedback, 1,760 steps: the optimizer's
 momentum 98.89% (dense 98.89%), the hook's momentum with plain SGD 96.94%
-(docs/results/optimizer-recipe.md). Other models can rank them the other way: try both.
+(docs/results/optimizer-recipe.md, under the hook's earlier clipping limit). Other models can
+rank them the other way: try both.
 
 Checkpoints: state.state_dict() holds what the hook needs to resume (each
 parameter's residual and momentum, PowerSGD's Q, the step of every bucket, which the density
