@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "gradcodec_hdf5/hdf5_type_message.hpp"
+#include "gradcodec_hdf5/hdf5_types.hpp"
 
 namespace gradcodec::hdf5 {
 namespace {
@@ -259,22 +260,10 @@ std::string type_summary(hid_t type) {
             return "int" + std::to_string(8 * H5Tget_size(type));
         case H5T_FLOAT:
             return "float" + std::to_string(8 * H5Tget_size(type));
-        case H5T_BITFIELD:
-            return "bitfield";
-        case H5T_OPAQUE:
-            return "opaque";
-        case H5T_COMPOUND:
-            return "compound";
-        case H5T_ENUM:
-            return "enum";
         case H5T_VLEN:
             return "vlen";
-        case H5T_ARRAY:
-            return "array";
-        case H5T_REFERENCE:
-            return "reference";
-        default:
-            return "other";
+        default:  // bitfield, opaque, compound, enum, array, reference: the class is the summary
+            return hdf5_class_name(type);
     }
 }
 
