@@ -13,19 +13,12 @@
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 #include "quant/range_section.hpp"
+#include "test_data.hpp"
 
 using namespace gradcodec;
+using gradcodec::testing::laplace_values;
 
 namespace {
-
-std::vector<float> laplace(std::size_t n, std::uint64_t seed, float scale = 1e-3f) {
-    std::mt19937_64 rng(seed);
-    std::exponential_distribution<float> magnitude(1.0f / scale);
-    std::bernoulli_distribution negative(0.5);
-    std::vector<float> v(n);
-    for (auto& x : v) x = negative(rng) ? -magnitude(rng) : magnitude(rng);
-    return v;
-}
 
 EncodedTensor encode(const std::string& spec, const std::vector<float>& v,
                      const EncodeOptions& options = {}) {
@@ -97,8 +90,8 @@ TEST_CASE("rangeq round trips keep the error bound on random tensors at every wi
     for (int trial = 0; trial < 60; ++trial) {
         const int bits = 2 + trial % 15;
         const std::size_t n = std::uniform_int_distribution<std::size_t>(0, 5000)(rng);
-        const auto v =
-            laplace(n, rng(), std::ldexp(1.0f, -std::uniform_int_distribution<int>(0, 20)(rng)));
+        const auto v = laplace_values(
+            n, rng(), std::ldexp(1.0f, -std::uniform_int_distribution<int>(0, 20)(rng)));
         const auto e = encode("rangeq:bits=" + std::to_string(bits), v);
         INFO("bits " << bits << " n " << n);
         CHECK(e.payload.size() == 7 + (n * static_cast<std::size_t>(bits) + 7) / 8);
@@ -120,7 +113,7 @@ TEST_CASE("rangeq round trips keep the error bound on random tensors at every wi
 }
 
 TEST_CASE("8-bit rangeq on Laplace values has a small relative error", "[rangeq]") {
-    const auto v = laplace(100000, 3);
+    const auto v = laplace_values(100000, 3);
     const auto back = decode(encode("rangeq", v).payload, v.size());
     double err = 0, norm = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -131,7 +124,7 @@ TEST_CASE("8-bit rangeq on Laplace values has a small relative error", "[rangeq]
 }
 
 TEST_CASE("an explicit mantissa and rounding travel in the payload", "[rangeq]") {
-    const auto v = laplace(100, 4);
+    const auto v = laplace_values(100, 4);
     const auto h = header_of(encode("rangeq:bits=10,mantissa=5,round=truncate", v).payload, 100);
     CHECK(h.ladder.bits == 10);
     CHECK(h.ladder.mantissa == 5);
@@ -161,7 +154,7 @@ TEST_CASE("non-finite values are refused with the tensor's name and index", "[ra
 }
 
 TEST_CASE("with allow_nonfinite NaN and inf are carried bit for bit", "[rangeq]") {
-    auto v = laplace(1000, 5);
+    auto v = laplace_values(1000, 5);
     const float odd_nan = std::bit_cast<float>(0xFFC01234u);
     v[0] = std::numeric_limits<float>::infinity();
     v[500] = odd_nan;
@@ -196,7 +189,7 @@ TEST_CASE("f16 tensors never decode past the f16 range", "[rangeq]") {
 }
 
 TEST_CASE("describe counts every payload bit as a value bit", "[rangeq]") {
-    const auto v = laplace(1001, 6);
+    const auto v = laplace_values(1001, 6);
     const auto e = encode("rangeq", v);
     const auto s =
         describe_payload(kCodecRangeq, TensorMeta{"t", DType::f32, {v.size()}}, e.payload);
@@ -221,7 +214,7 @@ TEST_CASE("bad rangeq specs are usage errors naming the valid range", "[rangeq]"
 }
 
 TEST_CASE("every truncation of a rangeq payload is refused as damage", "[rangeq]") {
-    auto v = laplace(37, 7);
+    auto v = laplace_values(37, 7);
     v[3] = std::numeric_limits<float>::infinity();
     EncodeOptions allow;
     allow.allow_nonfinite = true;
@@ -238,7 +231,7 @@ TEST_CASE("every truncation of a rangeq payload is refused as damage", "[rangeq]
 }
 
 TEST_CASE("bad rangeq header values are refused as damage", "[rangeq]") {
-    const auto v = laplace(5, 8);
+    const auto v = laplace_values(5, 8);
     const auto good = encode("rangeq:bits=5", v).payload;  // 7 + 4 bytes, 25 bits used
     auto with = [&](std::size_t at, std::uint8_t value) {
         auto p = good;
