@@ -20,8 +20,10 @@ The training-loop parts of Deep Gradient Compression are options:
   c * sqrt(world size) before it enters u or the residual: the mean of N independent
   gradients of that norm has a norm of about c. (DGC states the rule for a sum of gradients,
   c / sqrt(N); DDP averages, which divides by N.) Clipping the averaged gradient after the
-  hook instead would cut accumulated values that the residual has already let go of. The
-  norm is the bucket's: with several buckets, each is clipped on its own.
+  hook instead would cut accumulated values that the residual has already let go of, and
+  handing the cut part back to the residual lets the residual run away (both measured in
+  docs/results/train-compressed-baselines.md). The norm is the bucket's: with several
+  buckets, each is clipped on its own.
 - density=schedule: a function of the step (0, 1, ...) giving the density to send at that
   step, or None for the spec's own; dgc_warmup() makes DGC's exponential warm-up.
 - per_tensor=True: DGC selects per layer. The hook then encodes each parameter's gradient in
