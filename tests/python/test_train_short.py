@@ -18,3 +18,8 @@ def test_short_compressed_training_learns_and_counts_bytes(tmp_path):
     assert results["topk-ef"]["bytes_dense_per_step"] == dense
     assert 0 < results["topk-ef"]["bytes_sent_per_step"] < dense / 50
     assert 0 < results["dgc-ef"]["bytes_sent_per_step"] < results["topk-ef"]["bytes_sent_per_step"]
+    # Ten digits, 360 test images: the most common digit is 37 of them, what a constant answer scores.
+    for run in results.values():
+        assert run["chance"] == 100.0 * 37 / 360
+        assert run["no_better_than_chance"] is (run["final"] <= run["chance"])
+    assert not results["dense"]["no_better_than_chance"]
