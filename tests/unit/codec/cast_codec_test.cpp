@@ -3,11 +3,13 @@
 #include <cstring>
 
 #include "common/small_float.hpp"
+#include "expect_error.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "test_data.hpp"
 
 using namespace gradcodec;
 using gradcodec::testing::as_bytes_of;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -51,13 +53,10 @@ TEST_CASE("cast of f64 rounds once from double precision", "[cast]") {
 TEST_CASE("cast refuses a finite value outside f16, naming the tensor and index", "[cast]") {
     const std::vector<float> values{1.0f, 70000.0f};
     const TensorMeta meta{"step/fc.weight", DType::f32, {2}};
-    try {
-        encode_tensor(parse_codec_spec("cast:to=f16"), meta, as_bytes_of(values));
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::bad_input);
-        CHECK_THAT(e.what(), Catch::Contains("step/fc.weight: element 1"));
-    }
+    const auto e = thrown_error(
+        [&] { encode_tensor(parse_codec_spec("cast:to=f16"), meta, as_bytes_of(values)); });
+    CHECK(e.kind() == ErrorKind::bad_input);
+    CHECK_THAT(e.what(), Catch::Contains("step/fc.weight: element 1"));
 }
 
 TEST_CASE("cast applies to float tensors only", "[cast]") {

@@ -4,12 +4,14 @@
 #include <vector>
 
 #include "common/small_float.hpp"
+#include "expect_error.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 #include "select/topk.hpp"
 #include "test_data.hpp"
 
 using namespace gradcodec;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -108,12 +110,8 @@ TEST_CASE("sparse specs reject unknown keys and out-of-range values", "[codec][s
           "threshold", "threshold:value=-1", "dgc:sample=0", "sidco:dist=normal", "sidco:stages=0",
           "sidco:stages=x", "topk:zstd=yes", "topk:values=f8"}) {
         INFO(bad);
-        try {
-            validate_codec_spec(parse_codec_spec(bad));
-            FAIL("accepted");
-        } catch (const Error& e) {
-            CHECK(e.kind() == ErrorKind::usage);
-        }
+        const auto e = thrown_error([&] { validate_codec_spec(parse_codec_spec(bad)); });
+        CHECK(e.kind() == ErrorKind::usage);
     }
     validate_codec_spec(parse_codec_spec("sidco:dist=gamma,density=0.001,stages=auto"));
     validate_codec_spec(parse_codec_spec("dgc:density=0.001,sample=0.02,seed=9"));
@@ -122,13 +120,10 @@ TEST_CASE("sparse specs reject unknown keys and out-of-range values", "[codec][s
 TEST_CASE("sparse encoding refuses non-finite input unless told to carry it", "[codec][sparse]") {
     std::vector<float> x = {1.0f, NAN, 0.5f, 0.0f};
     const TensorMeta meta = meta_of(x.size());
-    try {
-        encode_tensor(parse_codec_spec("topk:density=0.5"), meta, as_bytes(x));
-        FAIL("accepted NaN");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::bad_input);
-        CHECK_THAT(e.what(), Catch::Contains("layer.weight") && Catch::Contains("element 1"));
-    }
+    const auto refusal = thrown_error(
+        [&] { encode_tensor(parse_codec_spec("topk:density=0.5"), meta, as_bytes(x)); });
+    CHECK(refusal.kind() == ErrorKind::bad_input);
+    CHECK_THAT(refusal.what(), Catch::Contains("layer.weight") && Catch::Contains("element 1"));
     EncodeOptions carry;
     carry.allow_nonfinite = true;
     const EncodedTensor e =

@@ -6,11 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "test_data.hpp"
 
 using namespace gradcodec;
 using gradcodec::testing::as_bytes_of;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -145,12 +147,8 @@ TEST_CASE("encode_into writes in place the bytes encode returns, whatever the bu
         CHECK(exact == expected);
         if (expected.empty()) return;
         exact.pop_back();
-        try {
-            codec.encode_into(meta, as_bytes_of(x), exact);
-            FAIL("a buffer one byte short was accepted");
-        } catch (const Error& e) {
-            CHECK(e.kind() == ErrorKind::limit);
-        }
+        const auto e = thrown_error([&] { codec.encode_into(meta, as_bytes_of(x), exact); });
+        CHECK(e.kind() == ErrorKind::limit);
     });
 }
 
@@ -160,12 +158,9 @@ TEST_CASE("encode_into refuses a buffer smaller than the payload and writes noth
     const auto x = gradcodec::testing::laplace_values(1000, 2);
     const TensorMeta meta{"t", DType::f32, {x.size()}};
     std::vector<std::uint8_t> small(100, 0xAB);
-    try {
-        codec.encode_into(meta, as_bytes_of(x), std::span(small).first(50));
-        FAIL("no error");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::limit);
-    }
+    const auto e =
+        thrown_error([&] { codec.encode_into(meta, as_bytes_of(x), std::span(small).first(50)); });
+    CHECK(e.kind() == ErrorKind::limit);
     for (std::size_t i = 50; i < small.size(); ++i) REQUIRE(small[i] == 0xAB);
 }
 
@@ -253,13 +248,9 @@ TEST_CASE("feedback buffers of the wrong size are refused", "[codec][residual]")
 }
 
 TEST_CASE("a bad spec fails when compiled, naming the valid keys", "[codec][compiled]") {
-    try {
-        Codec::compile("topk:densty=0.1");
-        FAIL("no error");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::usage);
-        CHECK(std::string(e.what()).find("density") != std::string::npos);
-    }
+    const auto e = thrown_error([] { Codec::compile("topk:densty=0.1"); });
+    CHECK(e.kind() == ErrorKind::usage);
+    CHECK(std::string(e.what()).find("density") != std::string::npos);
     CHECK_THROWS_AS(Codec::compile("nosuch"), Error);
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "stream_bytes.hpp"
 #include "test_data.hpp"
@@ -16,6 +17,7 @@
 using namespace gradcodec;
 using gradcodec::testing::as_bytes_of;
 using gradcodec::testing::laplace_values;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -81,14 +83,9 @@ std::vector<std::byte> f64_bytes(const std::vector<float>& values) {
 std::string message_of_piece_failure(const Codec& codec, const TensorMeta& meta,
                                      std::uint64_t first, std::span<const std::byte> values) {
     std::vector<std::uint8_t> out(1 << 20);
-    try {
-        codec.encode_piece(meta, first, values, out);
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::bad_input);
-        return e.what();
-    }
-    FAIL("the piece was encoded");
-    return {};
+    const auto e = thrown_error([&] { codec.encode_piece(meta, first, values, out); });
+    CHECK(e.kind() == ErrorKind::bad_input);
+    return e.what();
 }
 
 // `values` narrowed to f16 and to bf16: the pieces cut at `cuts` give the whole encode's bytes.
@@ -211,14 +208,10 @@ TEST_CASE("a rangeq survey names a non-finite value by its index in the whole te
     PieceSurvey survey = codec.begin_survey(meta);
     const auto bytes = as_bytes_of(values);
     survey.add(bytes.first(4'096 * 4));
-    try {
-        survey.add(bytes.subspan(4'096 * 4));
-        FAIL("the survey took an infinite value");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::bad_input);
-        CHECK(std::string(e.what()).find("layer.weight: element 6543 is infinite") !=
-              std::string::npos);
-    }
+    const auto e = thrown_error([&] { survey.add(bytes.subspan(4'096 * 4)); });
+    CHECK(e.kind() == ErrorKind::bad_input);
+    CHECK(std::string(e.what()).find("layer.weight: element 6543 is infinite") !=
+          std::string::npos);
 }
 
 TEST_CASE("rangeq pieces need a complete survey of the same tensor, on 8-element starts",
@@ -273,12 +266,9 @@ TEST_CASE("codecs whose payload depends on the whole tensor do not encode in pie
         CHECK_FALSE(codec.needs_piece_survey(meta));
         CHECK_FALSE(codec.piecewise_size(meta).has_value());
         std::vector<std::uint8_t> out(codec.max_encoded_size(meta));
-        try {
-            codec.encode_piece(meta, 0, as_bytes_of(values), out);
-            FAIL(spec << " encoded a piece");
-        } catch (const Error& e) {
-            CHECK(e.kind() == ErrorKind::usage);
-        }
+        INFO(spec);
+        const auto e = thrown_error([&] { codec.encode_piece(meta, 0, as_bytes_of(values), out); });
+        CHECK(e.kind() == ErrorKind::usage);
     }
     // cast is float-only: an integer tensor has no piecewise payload either.
     CHECK_FALSE(Codec::compile("cast").piecewise_size({"i", DType::i32, {10}}).has_value());
@@ -475,12 +465,8 @@ TEST_CASE("a top-k survey names the first non-finite value as the whole encode d
         CHECK(whole.find("layer.weight: element 150000 is infinite") != std::string::npos);
         PieceSurvey survey = codec.begin_survey(meta);
         survey.add(bytes.first(140'000 * 4));
-        try {
-            survey.add(bytes.subspan(140'000 * 4));
-            FAIL("the survey took an infinite value");
-        } catch (const Error& e) {
-            CHECK(e.kind() == ErrorKind::bad_input);
-            CHECK(std::string(e.what()) == whole);
-        }
+        const auto e = thrown_error([&] { survey.add(bytes.subspan(140'000 * 4)); });
+        CHECK(e.kind() == ErrorKind::bad_input);
+        CHECK(std::string(e.what()) == whole);
     }
 }

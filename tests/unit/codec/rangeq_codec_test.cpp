@@ -10,6 +10,7 @@
 
 #include "codec/codec_def.hpp"
 #include "common/byte_io.hpp"
+#include "expect_error.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 #include "quant/range_section.hpp"
@@ -17,6 +18,7 @@
 
 using namespace gradcodec;
 using gradcodec::testing::laplace_values;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -40,23 +42,15 @@ RangeSectionHeader header_of(const std::vector<std::uint8_t>& payload, std::size
 
 void expect_damaged(const std::vector<std::uint8_t>& payload, std::size_t n, const char* what) {
     INFO(what);
-    try {
-        decode(payload, n);
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::damaged_stream);
-    }
+    const auto e = thrown_error([&] { decode(payload, n); });
+    CHECK(e.kind() == ErrorKind::damaged_stream);
 }
 
 void expect_usage(const std::string& spec, const std::string& needle) {
     INFO(spec);
-    try {
-        validate_codec_spec(parse_codec_spec(spec));
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::usage);
-        CHECK_THAT(e.what(), Catch::Contains(needle));
-    }
+    const auto e = thrown_error([&] { validate_codec_spec(parse_codec_spec(spec)); });
+    CHECK(e.kind() == ErrorKind::usage);
+    CHECK_THAT(e.what(), Catch::Contains(needle));
 }
 
 // samples/ of the source tree: from the build's definition where it has one, else found
@@ -144,13 +138,9 @@ TEST_CASE("an all-zero tensor and an empty tensor round-trip", "[rangeq]") {
 TEST_CASE("non-finite values are refused with the tensor's name and index", "[rangeq]") {
     std::vector<float> v(10, 1.0f);
     v[7] = std::numeric_limits<float>::quiet_NaN();
-    try {
-        encode("rangeq", v);
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::bad_input);
-        CHECK_THAT(e.what(), Catch::Contains("t: element 7 is NaN"));
-    }
+    const auto e = thrown_error([&] { encode("rangeq", v); });
+    CHECK(e.kind() == ErrorKind::bad_input);
+    CHECK_THAT(e.what(), Catch::Contains("t: element 7 is NaN"));
 }
 
 TEST_CASE("with allow_nonfinite NaN and inf are carried bit for bit", "[rangeq]") {

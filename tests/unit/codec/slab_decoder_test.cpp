@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 #include "gradcodec/slab_decoder.hpp"
 #include "test_data.hpp"
 
 using namespace gradcodec;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -134,13 +136,9 @@ TEST_CASE("a slab decoder refuses damage when it is made, before any slab",
         whole_error = err.what();
     }
     REQUIRE(!whole_error.empty());
-    try {
-        SlabDecoder decoder(e.codec_id, meta, damaged);
-        FAIL("a damaged position section was accepted");
-    } catch (const Error& err) {
-        CHECK(err.kind() == ErrorKind::damaged_stream);
-        CHECK(std::string(err.what()) == whole_error);
-    }
+    const auto err = thrown_error([&] { SlabDecoder decoder(e.codec_id, meta, damaged); });
+    CHECK(err.kind() == ErrorKind::damaged_stream);
+    CHECK(std::string(err.what()) == whole_error);
 }
 
 TEST_CASE("a slab decoder refuses other codecs, non-float tensors and slabs past the end",

@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/atomic_file.hpp"
 
 using namespace gradcodec;
+using gradcodec::testing::thrown_error;
 namespace fs = std::filesystem;
 
 namespace {
@@ -208,12 +210,8 @@ TEST_CASE("AtomicFile tells its hooks the name of a named temporary") {
 
 TEST_CASE("AtomicFile reports a missing directory as an I/O error") {
     TempDir dir;
-    try {
-        AtomicFile file(dir / "missing/out.bin", false);
-        FAIL("no error");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::io);
-    }
+    const auto e = thrown_error([&] { AtomicFile file(dir / "missing/out.bin", false); });
+    CHECK(e.kind() == ErrorKind::io);
 }
 
 TEST_CASE("AtomicFile serves StreamWriter as its sink") {

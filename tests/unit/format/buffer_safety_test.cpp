@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "format/frame_layout.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "stream_bytes.hpp"
@@ -19,19 +20,14 @@
 
 using namespace gradcodec;
 using gradcodec::testing::as_bytes_of;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
 constexpr std::uint64_t kTwo63 = std::uint64_t{1} << 63;
 
 ErrorKind kind_of(const std::function<void()>& call) {
-    try {
-        call();
-    } catch (const Error& e) {
-        return e.kind();
-    }
-    FAIL("no Error was thrown");
-    return ErrorKind::io;
+    return thrown_error(call).kind();
 }
 
 void put_u64(std::uint8_t* at, std::uint64_t v) {

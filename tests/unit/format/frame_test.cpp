@@ -3,11 +3,13 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "test_data.hpp"
 
 using namespace gradcodec;
 using gradcodec::testing::as_bytes_of;
+using gradcodec::testing::thrown_error;
 
 TEST_CASE("a frame of a flat tensor costs 28 bytes beyond its payload", "[frame]") {
     const auto x = gradcodec::testing::laplace_values(4096, 1);
@@ -71,12 +73,8 @@ TEST_CASE("a frame of a newer major version is refused before its checksum", "[f
     const std::vector<float> x{1, 2, 3};
     auto frame = encode_frame(Codec::compile("lossless"), {"t", DType::f32, {3}}, as_bytes_of(x));
     frame[4] = 2;
-    try {
-        read_frame_info(frame);
-        FAIL("no error");
-    } catch (const Error& e) {
-        CHECK(std::string(e.what()).find("2.0 is not supported") != std::string::npos);
-    }
+    const auto e = thrown_error([&] { read_frame_info(frame); });
+    CHECK(std::string(e.what()).find("2.0 is not supported") != std::string::npos);
 }
 
 TEST_CASE("decoding a frame into a buffer of the wrong size is a usage error", "[frame]") {
@@ -84,10 +82,7 @@ TEST_CASE("decoding a frame into a buffer of the wrong size is a usage error", "
     const auto frame =
         encode_frame(Codec::compile("lossless"), {"t", DType::f32, {3}}, as_bytes_of(x));
     std::vector<float> back(4);
-    try {
-        decode_frame_into(frame, std::as_writable_bytes(std::span(back)));
-        FAIL("no error");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::usage);
-    }
+    const auto e =
+        thrown_error([&] { decode_frame_into(frame, std::as_writable_bytes(std::span(back))); });
+    CHECK(e.kind() == ErrorKind::usage);
 }

@@ -6,11 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 #include "sample_stream.hpp"
 
 using namespace gradcodec;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -126,13 +128,9 @@ TEST_CASE("a cast payload outside the tensor's half range is damage, not bad inp
             if (c.name == "cast") return c.id;
         return std::uint16_t{0};
     }();
-    try {
-        decode_tensor(cast_id, meta, payload, out);
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::damaged_stream);
-        CHECK_THAT(e.what(), Catch::Contains("/g/w"));
-    }
+    const auto e = thrown_error([&] { decode_tensor(cast_id, meta, payload, out); });
+    CHECK(e.kind() == ErrorKind::damaged_stream);
+    CHECK_THAT(e.what(), Catch::Contains("/g/w"));
 }
 
 TEST_CASE("a lossless zstd frame that declares another size than the tensor is damage",
@@ -142,13 +140,10 @@ TEST_CASE("a lossless zstd frame that declares another size than the tensor is d
     REQUIRE(record.payload[0] == 1);  // shuffled zstd, not raw
     TensorMeta bigger{tensor.path, tensor.dtype, {17, 8}};
     std::vector<std::byte> out(bigger.byte_count());
-    try {
-        decode_tensor(record.codec_id, bigger, record.payload, out);
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::damaged_stream);
-        CHECK_THAT(e.what(), Catch::Contains("zstd frame declares"));
-    }
+    const auto e =
+        thrown_error([&] { decode_tensor(record.codec_id, bigger, record.payload, out); });
+    CHECK(e.kind() == ErrorKind::damaged_stream);
+    CHECK_THAT(e.what(), Catch::Contains("zstd frame declares"));
 }
 
 TEST_CASE("a lossless byte-plane payload on a zero-element tensor does no pointer arithmetic",

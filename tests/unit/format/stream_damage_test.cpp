@@ -10,12 +10,14 @@
 #include <variant>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 #include "gradcodec/stream.hpp"
 #include "sample_stream.hpp"
 
 using namespace gradcodec;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -131,13 +133,9 @@ TEST_CASE("a truncated stream says it is truncated and names the record", "[dama
     const auto stream = damage_sample();
     const std::span<const std::uint8_t> head(stream.data(), stream.size() / 2);
     SpanSource source(head);
-    try {
-        read_and_decode(source);
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::damaged_stream);
-        CHECK_THAT(e.what(), Catch::Contains("truncated") && Catch::Contains("record "));
-    }
+    const auto e = thrown_error([&] { read_and_decode(source); });
+    CHECK(e.kind() == ErrorKind::damaged_stream);
+    CHECK_THAT(e.what(), Catch::Contains("truncated") && Catch::Contains("record "));
 }
 
 TEST_CASE("bytes after the end marker are refused by a caller that expects one stream",

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/error.hpp"
 #include "gradcodec/stream.hpp"
 #include "stream_bytes.hpp"
@@ -16,6 +17,7 @@
 using namespace gradcodec;
 using gctest::put_le;
 using gctest::put_string;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -39,15 +41,11 @@ class CountingPipe final : public ByteSource {
 
 Error read_error(std::span<const std::uint8_t> bytes, ReadLimits limits = default_read_limits()) {
     SpanSource source(bytes);
-    try {
+    return thrown_error([&] {
         StreamReader reader(source, limits);
         while (reader.next()) {
         }
-    } catch (const Error& e) {
-        return e;
-    }
-    FAIL("the stream was accepted");
-    throw;  // unreachable
+    });
 }
 
 std::vector<std::uint8_t> tensor_stream(std::vector<std::uint64_t> shape,
@@ -142,14 +140,10 @@ TEST_CASE("a record length over max_record_bytes is refused before its body is r
     ReadLimits limits;
     limits.max_record_bytes = 1u << 20;
     StreamReader reader(pipe, limits);
-    try {
-        reader.next();
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::limit);
-        CHECK_THAT(e.what(),
-                   Catch::Contains("max_record_bytes=1048576") && Catch::Contains("1099511627776"));
-    }
+    const auto e = thrown_error([&] { reader.next(); });
+    CHECK(e.kind() == ErrorKind::limit);
+    CHECK_THAT(e.what(),
+               Catch::Contains("max_record_bytes=1048576") && Catch::Contains("1099511627776"));
     CHECK(pipe.consumed == header + 12);  // the frame only
 }
 

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "expect_error.hpp"
 #include "gradcodec/gradcodec.hpp"
 #include "stream_bytes.hpp"
 #include "test_data.hpp"
@@ -8,6 +9,7 @@
 using namespace gradcodec;
 using gradcodec::testing::as_bytes_of;
 using gradcodec::testing::laplace_values;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -37,13 +39,7 @@ std::vector<std::uint8_t> sample_stream() {
 
 ErrorKind kind_of_failure(std::span<const std::uint8_t> bytes,
                           ReadLimits limits = default_read_limits()) {
-    try {
-        read_all(bytes, limits);
-    } catch (const Error& e) {
-        return e.kind();
-    }
-    FAIL("the stream was accepted");
-    return ErrorKind::usage;
+    return thrown_error([&] { read_all(bytes, limits); }).kind();
 }
 
 }  // namespace
@@ -83,25 +79,17 @@ TEST_CASE("a newer minor version is accepted and a newer major refused", "[strea
     CHECK(kind_of_failure(bytes) == ErrorKind::damaged_stream);
     bytes = sample_stream();
     bytes[8] = 2;
-    try {
-        read_all(bytes);
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK_THAT(e.what(),
-                   Catch::Contains("format version 2.2") && Catch::Contains("understands 1.2"));
-    }
+    const auto e = thrown_error([&] { read_all(bytes); });
+    CHECK_THAT(e.what(),
+               Catch::Contains("format version 2.2") && Catch::Contains("understands 1.2"));
 }
 
 TEST_CASE("a tensor declaring more elements than the cap is refused before decoding", "[stream]") {
     ReadLimits limits = default_read_limits();
     limits.max_elements = 99;
-    try {
-        read_all(sample_stream(), limits);
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::limit);
-        CHECK_THAT(e.what(), Catch::Contains("max_elements=99"));
-    }
+    const auto e = thrown_error([&] { read_all(sample_stream(), limits); });
+    CHECK(e.kind() == ErrorKind::limit);
+    CHECK_THAT(e.what(), Catch::Contains("max_elements=99"));
 }
 
 TEST_CASE("a record length beyond the bytes that remain is refused without allocating it",
@@ -144,11 +132,7 @@ TEST_CASE("a tensor record with a payload of its own cannot be given a second on
     StreamWriter writer(sink);
     const TensorRecord record{"/w", DType::f32, {1}, {}, 1, "lossless", {0, 0, 0, 0, 0}};
     const std::vector<std::uint8_t> other{0, 1, 2, 3, 4};
-    try {
-        writer.write(record, other);
-        FAIL("the second payload was accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::usage);
-        CHECK_THAT(e.what(), Catch::Matchers::Contains("/w"));
-    }
+    const auto e = thrown_error([&] { writer.write(record, other); });
+    CHECK(e.kind() == ErrorKind::usage);
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("/w"));
 }

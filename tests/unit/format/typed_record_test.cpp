@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/error.hpp"
 #include "gradcodec/stream.hpp"
 #include "stream_bytes.hpp"
 
 using namespace gradcodec;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -135,11 +137,7 @@ TEST_CASE("a typed record's element count is held to the reader's cap", "[stream
     record.shape = {1000, 1000};
     ReadLimits limits;
     limits.max_elements = 999999;
-    try {
-        read_all(stream_of(record), limits);
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::limit);
-        CHECK_THAT(e.what(), Catch::Contains("max_elements"));
-    }
+    const auto e = thrown_error([&] { read_all(stream_of(record), limits); });
+    CHECK(e.kind() == ErrorKind::limit);
+    CHECK_THAT(e.what(), Catch::Contains("max_elements"));
 }

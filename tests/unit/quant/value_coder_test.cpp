@@ -9,12 +9,14 @@
 #include "common/byte_io.hpp"
 #include "common/small_float.hpp"
 #include "common/spec_params.hpp"
+#include "expect_error.hpp"
 #include "gradcodec/codec_spec.hpp"
 #include "gradcodec/error.hpp"
 #include "quant/range_section.hpp"
 #include "quant/value_coder.hpp"
 
 using namespace gradcodec;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -78,12 +80,8 @@ TEST_CASE("rangeq keys with another value format are usage errors", "[value_code
          {"topk:values=f16,bits=8", "topk:values=f32,round=truncate", "topk:values=bf16,mantissa=3",
           "topk:bits=8,values=f64", "topk:bits=99"}) {
         INFO(spec);
-        try {
-            parse(spec);
-            FAIL("accepted");
-        } catch (const Error& e) {
-            CHECK(e.kind() == ErrorKind::usage);
-        }
+        const auto e = thrown_error([&] { parse(spec); });
+        CHECK(e.kind() == ErrorKind::usage);
     }
 }
 
@@ -127,13 +125,9 @@ TEST_CASE("value formats refuse non-finite values unless allowed", "[value_coder
          {ValueFormat::f32, ValueFormat::f16, ValueFormat::bf16, ValueFormat::rangeq}) {
         ValueCoderParams p;
         p.format = f;
-        try {
-            encode(p, v);
-            FAIL("accepted");
-        } catch (const Error& e) {
-            CHECK(e.kind() == ErrorKind::bad_input);
-            CHECK_THAT(e.what(), Catch::Contains("kept: element 1"));
-        }
+        const auto e = thrown_error([&] { encode(p, v); });
+        CHECK(e.kind() == ErrorKind::bad_input);
+        CHECK_THAT(e.what(), Catch::Contains("kept: element 1"));
         CHECK(decode(encode(p, v, allow), 3)[1] == -std::numeric_limits<float>::infinity());
     }
 }
@@ -141,13 +135,9 @@ TEST_CASE("value formats refuse non-finite values unless allowed", "[value_coder
 TEST_CASE("f16 values out of range are bad input naming the value", "[value_coder]") {
     ValueCoderParams p;
     p.format = ValueFormat::f16;
-    try {
-        encode(p, {1.0f, 70000.0f});
-        FAIL("accepted");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::bad_input);
-        CHECK_THAT(e.what(), Catch::Contains("kept: value 1"));
-    }
+    const auto e = thrown_error([&] { encode(p, {1.0f, 70000.0f}); });
+    CHECK(e.kind() == ErrorKind::bad_input);
+    CHECK_THAT(e.what(), Catch::Contains("kept: value 1"));
 }
 
 TEST_CASE("damaged value sections are refused", "[value_coder]") {
@@ -174,12 +164,8 @@ TEST_CASE("damaged value sections are refused", "[value_coder]") {
         const std::vector<std::uint8_t> bad{static_cast<std::uint8_t>(tag), 0, 0, 0, 0};
         ByteReader r(bad, "tag");
         std::vector<float> out(1);
-        try {
-            decode_values(r, out);
-            FAIL("accepted");
-        } catch (const Error& e) {
-            CHECK(e.kind() == ErrorKind::damaged_stream);
-            CHECK_THAT(e.what(), Catch::Contains("unknown value format"));
-        }
+        const auto e = thrown_error([&] { decode_values(r, out); });
+        CHECK(e.kind() == ErrorKind::damaged_stream);
+        CHECK_THAT(e.what(), Catch::Contains("unknown value format"));
     }
 }

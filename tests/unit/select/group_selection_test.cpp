@@ -6,12 +6,14 @@
 #include <tuple>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "gradcodec/codec.hpp"
 #include "gradcodec/error.hpp"
 #include "gradcodec/group.hpp"
 #include "select/topk.hpp"
 
 using namespace gradcodec;
+using gradcodec::testing::thrown_error;
 
 namespace {
 
@@ -228,11 +230,8 @@ TEST_CASE("group planning refuses a non-finite value naming the tensor", "[group
     auto step = uneven_step(23);
     step[4][7] = std::nanf("");
     const auto metas = metas_of(step);
-    try {
-        plan_group_cut(parse_codec_spec("topk:density=0.01"), metas, loader_of(step));
-        FAIL("no error");
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::bad_input);
-        CHECK(std::string(e.what()).find("t4: element 7") != std::string::npos);
-    }
+    const auto e = thrown_error(
+        [&] { plan_group_cut(parse_codec_spec("topk:density=0.01"), metas, loader_of(step)); });
+    CHECK(e.kind() == ErrorKind::bad_input);
+    CHECK(std::string(e.what()).find("t4: element 7") != std::string::npos);
 }
