@@ -26,6 +26,11 @@ The training-loop parts of Deep Gradient Compression are options:
   buckets, each is clipped on its own.
 - density=schedule: a function of the step (0, 1, ...) giving the density to send at that
   step, or None for the spec's own; dgc_warmup() makes DGC's exponential warm-up.
+- dense_steps=K: the first K steps of every bucket are a plain all-reduce of the (clipped)
+  gradient, and compression starts at step K: PowerSGD's start_powerSGD_iter (1000 in
+  PyTorch's powerSGD_hook). Nothing enters the residual or the momentum in those steps, so use
+  it with the optimizer's momentum. They count as steps: a density schedule and the all-reduce
+  transport's shared seeds go on from step K, not from 0.
 - per_tensor=True: DGC selects per layer. The hook then encodes each parameter's gradient in
   the bucket as a frame of its own, so a sparse codec keeps its density within every tensor
   (at least one value of each) instead of across the flattened bucket, where tensors of
@@ -100,13 +105,15 @@ class HookState:
     DDP's PowerSGDState does (the module's docstring shows how).
     """
 
-    def __init__(self, codec, error_feedback, momentum, process_group, clip_norm=None, density=None):
+    def __init__(self, codec, error_feedback, momentum, process_group, clip_norm=None, density=None,
+                 dense_steps=0):
         self.codec = codec
         self.error_feedback = error_feedback
         self.momentum = momentum
         self.process_group = process_group
         self.clip_norm = clip_norm
         self.density = density  # step -> density (None: the spec's), or None
+        self.dense_steps = dense_steps  # steps of each bucket sent dense before compressing
         # Error feedback's residual and DGC's momentum u follow the parameters, not the bucket:
         # after the first step DDP rebuilds its buckets with the parameters in another order.
         # A parameter's key is ("parameter", n), n numbering the parameters in the order the hook
@@ -499,6 +506,28 @@ def encode_decode_allreduce(state, index, grad, layout, keys):
     return average.to(grad.dtype)
 
 
+def dense_mean(state, grad):
+    """The ranks' plain mean of the bucket: one all-reduce in its dtype, counted as dense."""
+    average = grad.detach().clone()
+    world = dist.get_world_size(state.process_group)
+    dist.all_reduce(average, group=state.process_group)
+    state.wire.ring_allreduce(average.numel() * average.element_size(), world)
+    state.wire.dense(average.numel(), world)
+    return average.div_(world)
+
+
+def dense_step(state, index, grad):
+    """One of a bucket's first dense_steps calls: the mean of every rank's clipped gradient."""
+    started = time.perf_counter()
+    state.steps[index] = state.steps.get(index, 0) + 1
+    average = dense_mean(state, state.clipped(grad.detach(), dist.get_world_size(state.process_group)))
+    comm = time.perf_counter() - started
+    state.comm_seconds += comm
+    state.call_seconds.append((0.0, 0.0, comm))
+    state.calls += 1
+    return average
+
+
 def completed(average, grad):
     """A future holding the bucket's average on the bucket's device. A CUDA result needs the
     future to know its device, so that DDP waits on its stream."""
@@ -532,7 +561,7 @@ def agree(state, bucket, grad):
 
 
 def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allow_nonfinite=False,
-              clip_norm=None, density=None, per_tensor=False, transport="allgather"):
+              clip_norm=None, density=None, per_tensor=False, transport="allgather", dense_steps=0):
     """(state, hook) for DistributedDataParallel.register_comm_hook.
 
     spec: a gradcodec codec spec, e.g. "topk:density=0.01", "dgc:density=0.001".
@@ -546,6 +575,8 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         norm of about clip_norm.
     density: a schedule, step -> density (or None for the spec's), for a sparse codec's spec;
         dgc_warmup(steps_per_stage, target) gives DGC's warm-up.
+    dense_steps: all-reduce each bucket's gradient uncompressed for its first dense_steps
+        steps, as PowerSGD's start_powerSGD_iter does (see the module's docstring).
     per_tensor: encode each parameter's gradient in a bucket as its own frame, in the
         parameter's shape (DGC's per-layer selection; lowrank's matrices), instead of the whole
         bucket as one flat frame. Required for lowrank with transport="allgather".
@@ -562,6 +593,8 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         raise ValueError(f"momentum must be in [0, 1), got {momentum}")
     if clip_norm is not None and not clip_norm > 0.0:
         raise ValueError(f"clip_norm must be positive, got {clip_norm}")
+    if isinstance(dense_steps, bool) or not isinstance(dense_steps, int) or dense_steps < 0:
+        raise ValueError(f"dense_steps must be a whole number of steps, 0 or more, got {dense_steps!r}")
     codec = Codec(spec, allow_nonfinite)
     if transport == "allreduce":
         check_summable(codec.spec)
@@ -575,13 +608,16 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
                          "flat vector, which lowrank would only carry by its fallback codec")
     if density is not None:
         Codec(with_density(spec, density(0)), allow_nonfinite)  # a bad spec fails here, not in training
-    state = HookState(codec, error_feedback, momentum, process_group, clip_norm, density)
+    state = HookState(codec, error_feedback, momentum, process_group, clip_norm, density, dense_steps)
     if codec.name == "lowrank":
         _, keys = spec_parts(codec.spec)
         state.lowrank = LowRankState(int(keys.get("rank", "4")), int(keys.get("seed", "0")))
 
-    state.fingerprint = zlib.crc32(repr((codec.spec, error_feedback, momentum, clip_norm, per_tensor,
-                                         transport, allow_nonfinite, density is None)).encode())
+    options = (codec.spec, error_feedback, momentum, clip_norm, per_tensor, transport, allow_nonfinite,
+               density is None)
+    # Appended only when set, so that a state_dict saved before dense_steps existed still loads.
+    options += (("dense_steps", dense_steps),) if dense_steps else ()
+    state.fingerprint = zlib.crc32(repr(options).encode())
 
     def hook(state, bucket):
         grad = bucket.buffer()
@@ -590,12 +626,9 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         if not agree(state, bucket, grad):
             # Some rank's bucket is not finite: the step is what a dense all-reduce gives (not
             # finite either, so AMP's GradScaler skips it), and it enters no residual or momentum.
-            average = grad.detach().clone()
-            world = dist.get_world_size(state.process_group)
-            dist.all_reduce(average, group=state.process_group)
-            state.wire.ring_allreduce(average.numel() * average.element_size(), world)
-            state.wire.dense(average.numel(), world)
-            return completed(average.div_(world), grad)
+            return completed(dense_mean(state, grad), grad)
+        if state.steps.get(bucket.index(), 0) < state.dense_steps:
+            return completed(dense_step(state, bucket.index(), grad), grad)
         layout = tensor_layout(bucket)
         keys = parameter_keys(bucket, layout, state.parameter_key)
         if transport == "allreduce":

@@ -47,7 +47,8 @@ def bucket_of(rank, step):
 def all_steps(rank, world):
     """The hook scenarios, then the real DDP steps, in one process group (spawning ranks is
     slow, and one rendezvous is one less thing to wait for)."""
-    return {"hook": hook_steps(rank, world), "ddp": ddp_step(rank, world)}
+    return {"hook": hook_steps(rank, world), "ddp": ddp_step(rank, world),
+            "dense_steps": dense_then_compressed(rank, world)}
 
 
 @pytest.fixture(scope="module")
@@ -407,3 +408,50 @@ def test_a_real_ddp_backward_per_tensor_lowrank_averages_rank_2_factors_of_each_
         if len(shape) == 2 and 2 * sum(shape) < shape[0] * shape[1]:
             # Each rank sends a rank-2 approximation of the weight's gradient: their mean has rank <= 4.
             assert np.linalg.matrix_rank(grad0.reshape(shape), tol=1e-6) <= 4
+
+
+DENSE_STEPS = 2
+
+
+def dense_then_compressed(rank, world):
+    """Three calls of a hook told to send its first DENSE_STEPS steps dense, on each transport."""
+    results = {}
+    for transport in ("allgather", "allreduce"):
+        state, hook = gctorch.comm_hook("topk:density=0.01,values=f32", clip_norm=CLIP, transport=transport,
+                                        dense_steps=DENSE_STEPS)
+        steps = []
+        for step in range(3):
+            average = hook(state, Bucket(torch.from_numpy(bucket_of(rank, step)))).wait()
+            residual = state.bucket_state(state.residuals, 0)
+            steps.append((average.numpy().copy(), residual is not None, state.bytes_sent, state.bytes_dense))
+        results[transport] = steps
+    progress(rank, "dense_steps done")
+    return results
+
+
+@pytest.mark.parametrize("transport", ["allgather", "allreduce"])
+def test_dense_steps_average_the_clipped_gradients_before_compression_starts(transport, gloo_ranks):
+    ranks = [r["dense_steps"][transport] for r in gloo_ranks]
+    limit = CLIP * np.sqrt(2)
+    dense_bytes = 4 * SIZE  # a 2-rank ring all-reduce moves the f32 bucket once each way
+    for step in range(3):
+        np.testing.assert_array_equal(ranks[0][step][0], ranks[1][step][0])
+        average, has_residual, bytes_sent, bytes_dense = ranks[0][step]
+        assert bytes_dense == (step + 1) * dense_bytes
+        if step < DENSE_STEPS:
+            clipped = [g * (limit / np.linalg.norm(g.astype(np.float64))) for g in
+                       (bucket_of(rank, step) for rank in range(2))]
+            np.testing.assert_allclose(average, (clipped[0] + clipped[1]) / 2, rtol=1e-5, atol=1e-7)
+            assert not has_residual  # nothing was left out, so nothing is carried
+            assert bytes_sent == (step + 1) * (AGREEMENT_BYTES + dense_bytes)
+        else:
+            # Compression starts: top-k 1% of each rank's bucket, the rest kept as residual.
+            assert has_residual
+            assert 0 < np.count_nonzero(average) <= 2 * int(np.ceil(0.01 * SIZE))
+            assert bytes_sent - ranks[0][step - 1][2] < dense_bytes / 10
+
+
+def test_dense_steps_must_be_a_whole_number_of_steps():
+    for bad in (-1, 1.5, True, "10"):
+        with pytest.raises(ValueError, match="dense_steps"):
+            gctorch.comm_hook("topk:density=0.01", dense_steps=bad)
