@@ -20,3 +20,16 @@ def test_short_training_with_the_torch_anchor_and_lowrank_counts_their_bytes(tmp
     assert fp16["bytes_sent_per_step"] == fp16["bytes_dense_per_step"] / 2
     assert lowrank["per_tensor"]
     assert 0 < lowrank["bytes_sent_per_step"] < lowrank["bytes_dense_per_step"] / 20
+
+
+def test_dense_steps_send_the_first_steps_uncompressed(tmp_path):
+    # 60 quick steps, the first 30 dense: half the steps at the dense ring's bytes (plus the
+    # hook's 24-byte agreement), half at lowrank's PowerSGD factors.
+    out = tmp_path / "results.json"
+    subprocess.run([sys.executable, SOURCE_DIR / "scripts" / "train-compressed", "--quick", "--dense-steps", "30",
+                    "--runs", "lowrank2-ef-ar", "--json", out], check=True, env=dict(os.environ))
+    run = json.loads(out.read_text())["digits"]["lowrank2-ef-ar"]
+    assert run["dense_steps"] == 30 and run["steps"] == 60
+    dense = run["bytes_dense_per_step"]
+    compressed_share = run["bytes_sent_per_step"] - (dense + 24) / 2
+    assert 0 < compressed_share < dense / 40
