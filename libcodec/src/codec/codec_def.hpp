@@ -34,6 +34,9 @@ enum CodecId : std::uint16_t {
     kCodecLowrank = 11,
 };
 
+// How a codec selects across a group of tensors under --scope group (group_api.cpp), if it does.
+enum class GroupFamily : std::uint8_t { none, sparse, fft, dct };
+
 // A codec's row: what the registry tells every front end (CodecCatalogEntry's fields, so a
 // codec is declared in one place), then its functions. Rows are written with designated
 // initializers and made by codec_row, which supplies the std::any glue.
@@ -47,7 +50,8 @@ struct CodecDef {
     bool floats_only = true;
     bool filter_ok = false;   // encodes any run of values alone: usable per HDF5 chunk
     bool draws_seed = false;  // without seed= every encode draws a fresh one
-    CodecKnob knob{};         // what --target turns
+    GroupFamily group = GroupFamily::none;
+    CodecKnob knob{};  // what --target turns
     // How it encodes a tensor piece by piece (codec/piece_coding.hpp); null: whole tensors only.
     const PieceCoding* pieces = nullptr;
     // Parses and validates the spec's keys once into the codec's typed parameters; throws

@@ -136,6 +136,7 @@ const CodecDef kDctCodec = codec_row<parse_params, encode, payload_bound>({
         "orthonormal DCT-II sparsification: density=D, chunk=C, bits=N or values=f32|f16|bf16, "
         "select=topk|sidco|dgc",
     .defaults = "density=0.15, chunk=64, select=topk, values=rangeq, bits=10",
+    .group = GroupFamily::dct,
     .knob = {KnobKind::density, "density", {}, false},
     .decode = decode,
     .describe = describe,

@@ -273,6 +273,7 @@ const CodecDef kFftCodec = codec_row<parse_params, encode, payload_bound>({
         "SuperNeurons FFT sparsification: density=D, chunk=C, bits=N or values=f32|f16|bf16, "
         "select=topk|sidco|dgc",
     .defaults = "density=0.15, chunk=256, select=topk, values=rangeq, bits=10",
+    .group = GroupFamily::fft,
     .knob = {KnobKind::density, "density", {}, false},
     .decode = decode,
     .describe = describe,

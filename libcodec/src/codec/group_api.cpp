@@ -108,20 +108,18 @@ GroupCut frequency_cut(GroupFamily family, const CodecSpec& spec, const ScorePas
 }
 
 [[noreturn]] void no_group_scope(const CodecSpec& spec) {
-    fail(ErrorKind::usage, "codec '" + spec.name +
-                               "' has no group scope; it applies to topk, threshold, dgc, "
-                               "sidco, fft and dct");
+    std::string codecs;
+    for (const CodecDef* c : all_codecs())
+        if (c->group != GroupFamily::none)
+            codecs += (codecs.empty() ? "" : ", ") + std::string(c->name);
+    fail(ErrorKind::usage, "codec '" + spec.name + "' has no group scope; it applies to " + codecs);
 }
 
 }  // namespace
 
 GroupFamily group_family(const CodecSpec& spec) {
-    if (spec.name == "topk" || spec.name == "threshold" || spec.name == "dgc" ||
-        spec.name == "sidco") {
-        return GroupFamily::sparse;
-    }
-    if (spec.name == "fft") return GroupFamily::fft;
-    if (spec.name == "dct") return GroupFamily::dct;
+    for (const CodecDef* c : all_codecs())
+        if (c->name == spec.name) return c->group;
     return GroupFamily::none;
 }
 

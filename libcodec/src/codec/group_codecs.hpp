@@ -5,13 +5,13 @@
 #include <span>
 #include <vector>
 
+#include "codec/codec_def.hpp"
 #include "gradcodec/group.hpp"
 #include "select/cut.hpp"
 
 namespace gradcodec {
 
-enum class GroupFamily : std::uint8_t { none, sparse, fft, dct };
-
+// The spec's codec's row's group family; none for a name no row has.
 GroupFamily group_family(const CodecSpec& spec);
 
 // The scores a tensor of n values has: n, or the fft codec's bin count.
