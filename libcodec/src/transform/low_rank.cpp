@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 #include "common/parallel.hpp"
 #include "common/seeded_random.hpp"
@@ -20,38 +22,152 @@ ScratchVector<double> seeded_start(std::uint64_t cols, unsigned rank, std::uint6
     return q;
 }
 
+// The sketch widths of ranks 1..8 (2·rank + 2, always even) get kernels compiled for their
+// width: the running sums stay in registers, two lanes of binary64 at a time. Each kernel sums
+// every output in the same order as the generic one (increasing j for P, increasing i for Q),
+// one multiply and one add at a time (-ffp-contract=off, and a lane is rounded as a scalar
+// is): the factors are the same bits whichever kernel runs.
+template <class Kernel>
+void with_width(unsigned width, Kernel&& kernel) {
+    switch (width) {
+        case 4:
+            return kernel(std::integral_constant<unsigned, 4>{});
+        case 6:
+            return kernel(std::integral_constant<unsigned, 6>{});
+        case 8:
+            return kernel(std::integral_constant<unsigned, 8>{});
+        case 10:
+            return kernel(std::integral_constant<unsigned, 10>{});
+        case 12:
+            return kernel(std::integral_constant<unsigned, 12>{});
+        case 14:
+            return kernel(std::integral_constant<unsigned, 14>{});
+        case 16:
+            return kernel(std::integral_constant<unsigned, 16>{});
+        case 18:
+            return kernel(std::integral_constant<unsigned, 18>{});
+        default:
+            return kernel(std::integral_constant<unsigned, 0>{});
+    }
+}
+
+// Two binary64 lanes (GCC's and Clang's vector extension: SSE2 on x86-64, NEON on AArch64).
+using Lanes = double __attribute__((vector_size(16)));
+constexpr unsigned kLanes = 2;
+
+Lanes load_lanes(const double* at) {
+    Lanes v;
+    std::memcpy(&v, at, sizeof v);
+    return v;
+}
+
+void store_lanes(double* at, Lanes v) {
+    std::memcpy(at, &v, sizeof v);
+}
+
+// Rows [first, first + count) of P = M · Q; kWidth 0: the width is `width`.
+template <unsigned kWidth>
+void times_rows(const float* m, std::uint64_t cols, unsigned width, const double* q, double* p,
+                std::size_t first, std::size_t count) {
+    if constexpr (kWidth == 0) {
+        for (std::size_t i = first; i < first + count; ++i) {
+            double* out = p + i * width;
+            std::fill(out, out + width, 0.0);
+            const float* row = m + i * cols;
+            for (std::uint64_t j = 0; j < cols; ++j) {
+                const double v = row[j];
+                const double* qj = q + j * width;
+                for (unsigned r = 0; r < width; ++r) out[r] += v * qj[r];
+            }
+        }
+    } else {
+        // Two rows at a time share each load of Q's row.
+        constexpr unsigned kVectors = kWidth / kLanes;
+        std::size_t i = first;
+        for (; i + 2 <= first + count; i += 2) {
+            Lanes a[kVectors] = {}, b[kVectors] = {};
+            const float* row_a = m + i * cols;
+            const float* row_b = row_a + cols;
+            for (std::uint64_t j = 0; j < cols; ++j) {
+                const double va = row_a[j], vb = row_b[j];
+                const double* qj = q + j * kWidth;
+#pragma GCC unroll 9
+                for (unsigned k = 0; k < kVectors; ++k) {
+                    const Lanes qk = load_lanes(qj + k * kLanes);
+                    a[k] += va * qk;
+                    b[k] += vb * qk;
+                }
+            }
+            for (unsigned k = 0; k < kVectors; ++k) {
+                store_lanes(p + i * kWidth + k * kLanes, a[k]);
+                store_lanes(p + (i + 1) * kWidth + k * kLanes, b[k]);
+            }
+        }
+        if (i < first + count) times_rows<0>(m, cols, kWidth, q, p, i, first + count - i);
+    }
+}
+
 // P = M · Q.
 void times(std::span<const float> m, std::uint64_t rows, std::uint64_t cols, unsigned rank,
            const ScratchVector<double>& q, ScratchVector<double>& p) {
-    parallel_pieces(rows, kRowsPerPiece, [&](std::size_t first, std::size_t count) {
-        for (std::size_t i = first; i < first + count; ++i) {
-            double* out = p.data() + i * rank;
-            std::fill(out, out + rank, 0.0);
-            const float* row = m.data() + i * cols;
-            for (std::uint64_t j = 0; j < cols; ++j) {
-                const double v = row[j];
-                const double* qj = q.data() + j * rank;
-                for (unsigned r = 0; r < rank; ++r) out[r] += v * qj[r];
+    with_width(rank, [&](auto width) {
+        parallel_pieces(rows, kRowsPerPiece, [&](std::size_t first, std::size_t count) {
+            times_rows<width()>(m.data(), cols, rank, q.data(), p.data(), first, count);
+        });
+    });
+}
+
+// Columns [first, first + count) of Q = Mᵀ · P, summed over i in increasing order.
+template <unsigned kWidth>
+void transpose_times_columns(const float* m, std::uint64_t rows, std::uint64_t cols, unsigned width,
+                             const double* p, double* q, std::size_t first, std::size_t count) {
+    const unsigned l = kWidth ? kWidth : width;
+    double* out = q + first * l;
+    std::fill(out, out + count * l, 0.0);
+    std::uint64_t i = 0;
+    if constexpr (kWidth != 0) {
+        // Four rows at a time: each Q[j][r] takes row i's term, then row i + 1's, ..., so the
+        // running sums go to memory once per four rows instead of once per row.
+        constexpr unsigned kVectors = kWidth / kLanes;
+        for (; i + 4 <= rows; i += 4) {
+            const float* row = m + i * cols + first;
+            const double* pi = p + i * kWidth;
+            for (std::size_t j = 0; j < count; ++j) {
+                const double v0 = row[j], v1 = row[cols + j], v2 = row[2 * cols + j],
+                             v3 = row[3 * cols + j];
+                double* qj = out + j * kWidth;
+#pragma GCC unroll 9
+                for (unsigned k = 0; k < kVectors; ++k) {
+                    const unsigned r = k * kLanes;
+                    Lanes sum = load_lanes(qj + r);
+                    sum += v0 * load_lanes(pi + r);
+                    sum += v1 * load_lanes(pi + kWidth + r);
+                    sum += v2 * load_lanes(pi + 2 * kWidth + r);
+                    sum += v3 * load_lanes(pi + 3 * kWidth + r);
+                    store_lanes(qj + r, sum);
+                }
             }
         }
-    });
+    }
+    for (; i < rows; ++i) {
+        const float* row = m + i * cols + first;
+        const double* pi = p + i * l;
+        for (std::size_t j = 0; j < count; ++j) {
+            const double v = row[j];
+            for (unsigned r = 0; r < l; ++r) out[j * l + r] += v * pi[r];
+        }
+    }
 }
 
 // Q = Mᵀ · P, by blocks of columns so that every Q[j][r] sums over i in increasing order.
 void transpose_times(std::span<const float> m, std::uint64_t rows, std::uint64_t cols,
                      unsigned rank, const ScratchVector<double>& p, ScratchVector<double>& q) {
     constexpr std::size_t kColumns = 256;
-    parallel_pieces(cols, kColumns, [&](std::size_t first, std::size_t count) {
-        double* out = q.data() + first * rank;
-        std::fill(out, out + count * rank, 0.0);
-        for (std::uint64_t i = 0; i < rows; ++i) {
-            const float* row = m.data() + i * cols + first;
-            const double* pi = p.data() + i * rank;
-            for (std::size_t j = 0; j < count; ++j) {
-                const double v = row[j];
-                for (unsigned r = 0; r < rank; ++r) out[j * rank + r] += v * pi[r];
-            }
-        }
+    with_width(rank, [&](auto width) {
+        parallel_pieces(cols, kColumns, [&](std::size_t first, std::size_t count) {
+            transpose_times_columns<width()>(m.data(), rows, cols, rank, p.data(), q.data(), first,
+                                             count);
+        });
     });
 }
 
