@@ -53,7 +53,7 @@ void with_width(unsigned width, Kernel&& kernel) {
 
 // Two binary64 lanes (GCC's and Clang's vector extension: SSE2 on x86-64, NEON on AArch64).
 using Lanes = double __attribute__((vector_size(16)));
-constexpr unsigned kLanes = 2;
+constexpr std::size_t kLanes = 2;
 
 Lanes load_lanes(const double* at) {
     Lanes v;
@@ -82,7 +82,7 @@ void times_rows(const float* m, std::uint64_t cols, unsigned width, const double
         }
     } else {
         // Two rows at a time share each load of Q's row.
-        constexpr unsigned kVectors = kWidth / kLanes;
+        constexpr std::size_t kVectors = kWidth / kLanes;
         std::size_t i = first;
         for (; i + 2 <= first + count; i += 2) {
             Lanes a[kVectors] = {}, b[kVectors] = {};
@@ -92,13 +92,13 @@ void times_rows(const float* m, std::uint64_t cols, unsigned width, const double
                 const double va = row_a[j], vb = row_b[j];
                 const double* qj = q + j * kWidth;
 #pragma GCC unroll 9
-                for (unsigned k = 0; k < kVectors; ++k) {
+                for (std::size_t k = 0; k < kVectors; ++k) {
                     const Lanes qk = load_lanes(qj + k * kLanes);
                     a[k] += va * qk;
                     b[k] += vb * qk;
                 }
             }
-            for (unsigned k = 0; k < kVectors; ++k) {
+            for (std::size_t k = 0; k < kVectors; ++k) {
                 store_lanes(p + i * kWidth + k * kLanes, a[k]);
                 store_lanes(p + (i + 1) * kWidth + k * kLanes, b[k]);
             }
@@ -128,7 +128,7 @@ void transpose_times_columns(const float* m, std::uint64_t rows, std::uint64_t c
     if constexpr (kWidth != 0) {
         // Four rows at a time: each Q[j][r] takes row i's term, then row i + 1's, ..., so the
         // running sums go to memory once per four rows instead of once per row.
-        constexpr unsigned kVectors = kWidth / kLanes;
+        constexpr std::size_t kVectors = kWidth / kLanes;
         for (; i + 4 <= rows; i += 4) {
             const float* row = m + i * cols + first;
             const double* pi = p + i * kWidth;
@@ -137,13 +137,13 @@ void transpose_times_columns(const float* m, std::uint64_t rows, std::uint64_t c
                              v3 = row[3 * cols + j];
                 double* qj = out + j * kWidth;
 #pragma GCC unroll 9
-                for (unsigned k = 0; k < kVectors; ++k) {
-                    const unsigned r = k * kLanes;
+                for (std::size_t k = 0; k < kVectors; ++k) {
+                    const std::size_t r = k * kLanes;
                     Lanes sum = load_lanes(qj + r);
                     sum += v0 * load_lanes(pi + r);
                     sum += v1 * load_lanes(pi + kWidth + r);
-                    sum += v2 * load_lanes(pi + 2 * kWidth + r);
-                    sum += v3 * load_lanes(pi + 3 * kWidth + r);
+                    sum += v2 * load_lanes(pi + std::size_t{2} * kWidth + r);
+                    sum += v3 * load_lanes(pi + std::size_t{3} * kWidth + r);
                     store_lanes(qj + r, sum);
                 }
             }
