@@ -51,6 +51,20 @@ std::uint64_t buckets_per_piece(std::uint64_t bucket) {
     return per;
 }
 
+// Bit i % 8 of out[i / 8] set where x[i] < 0 (not for -0); out holds (x.size() + 7) / 8 bytes.
+void pack_negative_bits(std::span<const float> x, std::uint8_t* out) {
+    const std::size_t whole = x.size() / 8;
+    for (std::size_t k = 0; k < whole; ++k) {
+        unsigned byte = 0;
+        for (unsigned t = 0; t < 8; ++t) byte |= static_cast<unsigned>(x[8 * k + t] < 0) << t;
+        out[k] = static_cast<std::uint8_t>(byte);
+    }
+    unsigned last = 0;
+    for (std::size_t i = 8 * whole; i < x.size(); ++i)
+        last |= static_cast<unsigned>(x[i] < 0) << (i % 8);
+    if (x.size() % 8 != 0) out[whole] = static_cast<std::uint8_t>(last);
+}
+
 void encode(const SignParams& params, const TensorMeta& meta, std::span<const std::byte> data,
             const EncodeOptions&, ByteOutput& out) {
     encode_float32(meta, data, [&](std::span<const float> x) {
@@ -64,8 +78,7 @@ void encode(const SignParams& params, const TensorMeta& meta, std::span<const st
         w.u64(bucket);
         const std::uint64_t level_bytes = 4 * per_bucket * buckets;
         std::uint8_t* levels = out.extend(level_bytes + (n + 7) / 8);
-        std::uint8_t* bits = levels + level_bytes;
-        std::fill(bits, bits + (n + 7) / 8, 0);
+        std::uint8_t* bits = levels + level_bytes;  // every byte written by its piece
         parallel_pieces(
             buckets, buckets_per_piece(bucket), [&](std::size_t first, std::size_t count) {
                 for (std::size_t b = first; b < first + count; ++b) {
@@ -79,12 +92,12 @@ void encode(const SignParams& params, const TensorMeta& meta, std::span<const st
                             levels[4 * (per_bucket * b + l) + i] =
                                 static_cast<std::uint8_t>(word >> (8 * i));
                     }
-                    for (std::size_t i = 0; i < values.size(); ++i) {
-                        const std::uint64_t at = b * bucket + i;
-                        if (values[i] < 0)
-                            bits[at / 8] |= static_cast<std::uint8_t>(1u << (at % 8));
-                    }
                 }
+                // A piece is whole bytes of sign bits (buckets_per_piece), so it packs them on
+                // its own, eight values to a byte.
+                const std::uint64_t begin = first * bucket;
+                const std::uint64_t end = std::min(n, (first + count) * bucket);
+                pack_negative_bits(x.subspan(begin, end - begin), bits + begin / 8);
             });
     });
 }
@@ -124,9 +137,11 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
     r.expect_end();
     if (n % 8 != 0 && (bits.back() >> (n % 8)) != 0) r.damaged("non-zero padding bits");
     decode_float32(meta, out, [&](std::span<float> x) {
-        for (std::uint64_t i = 0; i < n; ++i) {
-            const SignPair& pair = pairs[per_bucket == 0 ? 0 : i / h.bucket];
-            x[i] = (bits[i / 8] >> (i % 8) & 1) ? pair.negative : pair.non_negative;
+        for (std::uint64_t b = 0; b < h.buckets; ++b) {
+            const SignPair& pair = pairs[per_bucket == 0 ? 0 : b];
+            const std::uint64_t end = std::min(n, (b + 1) * h.bucket);
+            for (std::uint64_t i = b * h.bucket; i < end; ++i)
+                x[i] = (bits[i / 8] >> (i % 8) & 1) ? pair.negative : pair.non_negative;
         }
     });
 }

@@ -13,15 +13,16 @@ SignPair sign_pair(SignLevels kind, std::span<const float> values) {
             values.empty() ? 0.0f : static_cast<float>(sum / static_cast<double>(values.size()));
         return {mean, -mean};
     }
+    // Without a branch: signs are as good as random, and adding +0 leaves either sum as it is
+    // (neither can be -0: both start at +0), so the sums are those of the branching loop.
     double positive = 0, negative = 0;
     std::uint64_t negatives = 0;
     for (const float v : values) {
-        if (v < 0) {
-            negative += static_cast<double>(v);
-            ++negatives;
-        } else {
-            positive += static_cast<double>(v);
-        }
+        const bool is_negative = v < 0;
+        const double d = v;
+        negative += is_negative ? d : 0.0;
+        positive += is_negative ? 0.0 : d;
+        negatives += is_negative;
     }
     const std::uint64_t positives = values.size() - negatives;
     return {positives ? static_cast<float>(positive / static_cast<double>(positives)) : 0.0f,
