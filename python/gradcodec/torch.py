@@ -79,6 +79,7 @@ CPU path (gloo) is tested.
 """
 
 import math
+import numbers
 import time
 import zlib
 
@@ -593,8 +594,9 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         raise ValueError(f"momentum must be in [0, 1), got {momentum}")
     if clip_norm is not None and not clip_norm > 0.0:
         raise ValueError(f"clip_norm must be positive, got {clip_norm}")
-    if isinstance(dense_steps, bool) or not isinstance(dense_steps, int) or dense_steps < 0:
+    if isinstance(dense_steps, bool) or not isinstance(dense_steps, numbers.Integral) or dense_steps < 0:
         raise ValueError(f"dense_steps must be a whole number of steps, 0 or more, got {dense_steps!r}")
+    dense_steps = int(dense_steps)  # a NumPy integer too
     codec = Codec(spec, allow_nonfinite)
     if transport == "allreduce":
         check_summable(codec.spec)

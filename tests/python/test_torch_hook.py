@@ -455,3 +455,5 @@ def test_dense_steps_must_be_a_whole_number_of_steps():
     for bad in (-1, 1.5, True, "10"):
         with pytest.raises(ValueError, match="dense_steps"):
             gctorch.comm_hook("topk:density=0.01", dense_steps=bad)
+    state, _ = gctorch.comm_hook("topk:density=0.01", dense_steps=np.int64(3))
+    assert state.dense_steps == 3 and type(state.dense_steps) is int
