@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "common/seeded_random.hpp"
 
@@ -30,7 +31,8 @@ void round_to_levels(std::span<const float> values, float scale, std::uint32_t s
         const double r = std::fabs(static_cast<double>(v)) * per_unit;
         std::int32_t level = static_cast<std::int32_t>(s);
         if (r < static_cast<double>(s)) {
-            const double low = std::floor(r);
+            // floor(r) for 0 <= r < s <= 2^31, without a library call.
+            const double low = static_cast<double>(static_cast<std::int64_t>(r));
             level = static_cast<std::int32_t>(low) +
                     (draw_below_probability(seeded_draw(seed, first + i), r - low) ? 1 : 0);
         }
