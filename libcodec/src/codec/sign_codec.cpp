@@ -117,6 +117,20 @@ Header read_header(ByteReader& r, std::uint64_t n) {
     return h;
 }
 
+// x[i] for i in [begin, end): the pair's negative value where bit i is set. Whole bytes of
+// bits go eight values at a time.
+void unpack_signs(std::span<const std::uint8_t> bits, std::uint64_t begin, std::uint64_t end,
+                  const SignPair& pair, std::span<float> x) {
+    const float values[2] = {pair.non_negative, pair.negative};
+    std::uint64_t i = begin;
+    for (; i < end && i % 8 != 0; ++i) x[i] = values[bits[i / 8] >> (i % 8) & 1];
+    for (; i + 8 <= end; i += 8) {
+        const unsigned byte = bits[i / 8];
+        for (unsigned t = 0; t < 8; ++t) x[i + t] = values[byte >> t & 1];
+    }
+    for (; i < end; ++i) x[i] = values[bits[i / 8] >> (i % 8) & 1];
+}
+
 void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
             std::span<std::byte> out) {
     const std::uint64_t n = meta.element_count();
@@ -139,9 +153,7 @@ void decode(const TensorMeta& meta, std::span<const std::uint8_t> payload,
     decode_float32(meta, out, [&](std::span<float> x) {
         for (std::uint64_t b = 0; b < h.buckets; ++b) {
             const SignPair& pair = pairs[per_bucket == 0 ? 0 : b];
-            const std::uint64_t end = std::min(n, (b + 1) * h.bucket);
-            for (std::uint64_t i = b * h.bucket; i < end; ++i)
-                x[i] = (bits[i / 8] >> (i % 8) & 1) ? pair.negative : pair.non_negative;
+            unpack_signs(bits, b * h.bucket, std::min(n, (b + 1) * h.bucket), pair, x);
         }
     });
 }
