@@ -625,14 +625,17 @@ def comm_hook(spec, error_feedback=True, momentum=None, process_group=None, allo
         grad = bucket.buffer()
         if grad.dtype not in _DTYPES:
             raise TypeError(f"gradcodec hook: bucket of {grad.dtype}, expected a float type")
+        # The parameters are numbered in the order the hook first meets them, which a process
+        # resuming from state_dict() must meet again: in DDP's first step, before its buckets
+        # are rebuilt. So every call numbers them, the dense and non-finite ones too.
+        layout = tensor_layout(bucket)
+        keys = parameter_keys(bucket, layout, state.parameter_key)
         if not agree(state, bucket, grad):
             # Some rank's bucket is not finite: the step is what a dense all-reduce gives (not
             # finite either, so AMP's GradScaler skips it), and it enters no residual or momentum.
             return completed(dense_mean(state, grad), grad)
         if state.steps.get(bucket.index(), 0) < state.dense_steps:
             return completed(dense_step(state, bucket.index(), grad), grad)
-        layout = tensor_layout(bucket)
-        keys = parameter_keys(bucket, layout, state.parameter_key)
         if transport == "allreduce":
             return completed(encode_decode_allreduce(state, bucket.index(), grad, layout, keys), grad)
         spans = shapes = None

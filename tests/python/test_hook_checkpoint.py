@@ -23,6 +23,9 @@ SCENARIOS = [
                                     density=gctorch.dgc_warmup(1, 0.01, stages=5))),
     # PowerSGD's warm-started Q per parameter, on the all-reduce transport
     ("lowrank all-reduce", dict(spec="lowrank:rank=2,seed=1", transport="allreduce")),
+    # dense steps until the checkpoint, compressed from the step after it: the resumed run must
+    # know it is past them (a run without the hook's state would start dense again)
+    ("dense start, then top-k", dict(spec="topk:density=0.05", per_tensor=True, dense_steps=STEPS_BEFORE)),
 ]
 
 
