@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -139,8 +140,21 @@ extern const CodecDef kLowrankCodec;
 // The registry (registry.cpp): every codec's row, in the order front ends list them.
 std::span<const CodecDef* const> all_codecs();
 
+// The codec a spec names, or null if no row has that name.
+const CodecDef* find_codec(std::string_view name);
+
 // The codec a spec names; Error(usage) listing the valid names if none.
 const CodecDef& codec_by_name(std::string_view name);
+
+// The names of the rows `keep(row)` accepts, in registry order, joined by ", ": the lists that
+// error messages give of the codecs that would do.
+template <class Keep>
+std::string codec_names(Keep&& keep) {
+    std::string list;
+    for (const CodecDef* c : all_codecs())
+        if (keep(*c)) list += (list.empty() ? "" : ", ") + std::string(c->name);
+    return list;
+}
 
 // The codec that writes payloads of this id; Error(damaged_stream) naming the tensor if none.
 const CodecDef& codec_by_id(std::uint16_t id, const TensorMeta& meta);

@@ -108,19 +108,16 @@ GroupCut frequency_cut(GroupFamily family, const CodecSpec& spec, const ScorePas
 }
 
 [[noreturn]] void no_group_scope(const CodecSpec& spec) {
-    std::string codecs;
-    for (const CodecDef* c : all_codecs())
-        if (c->group != GroupFamily::none)
-            codecs += (codecs.empty() ? "" : ", ") + std::string(c->name);
-    fail(ErrorKind::usage, "codec '" + spec.name + "' has no group scope; it applies to " + codecs);
+    fail(ErrorKind::usage,
+         "codec '" + spec.name + "' has no group scope; it applies to " +
+             codec_names([](const CodecDef& c) { return c.group != GroupFamily::none; }));
 }
 
 }  // namespace
 
 GroupFamily group_family(const CodecSpec& spec) {
-    for (const CodecDef* c : all_codecs())
-        if (c->name == spec.name) return c->group;
-    return GroupFamily::none;
+    const CodecDef* c = find_codec(spec.name);
+    return c ? c->group : GroupFamily::none;
 }
 
 bool has_group_scope(const CodecSpec& spec) {

@@ -16,13 +16,16 @@ std::span<const CodecDef* const> all_codecs() {
     return codecs;
 }
 
+const CodecDef* find_codec(std::string_view name) {
+    for (const CodecDef* c : all_codecs())
+        if (c->name == name) return c;
+    return nullptr;
+}
+
 const CodecDef& codec_by_name(std::string_view name) {
-    for (const CodecDef* c : all_codecs())
-        if (c->name == name) return *c;
-    std::string list;
-    for (const CodecDef* c : all_codecs())
-        list += (list.empty() ? "" : ", ") + std::string(c->name);
-    fail(ErrorKind::usage, "unknown codec '" + std::string(name) + "'; valid codecs: " + list);
+    if (const CodecDef* c = find_codec(name)) return *c;
+    fail(ErrorKind::usage, "unknown codec '" + std::string(name) + "'; valid codecs: " +
+                               codec_names([](const CodecDef&) { return true; }));
 }
 
 const CodecDef& codec_by_id(std::uint16_t id, const TensorMeta& meta) {
